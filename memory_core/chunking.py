@@ -1,0 +1,104 @@
+"""MEMORY.md split by headings into chunks of about 400 tokens with 80 of overlap (seed 001 §7).
+
+Lines are never cut unless a single line alone is over the limit, and the chunk knows its
+heading path, which goes into what is indexed and embedded (a bullet under "## 技术栈" is
+about the tech stack even when it does not say so).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .text import count_tokens
+
+CHUNKER_VERSION = "1"
+CHUNK_TOKENS = 400
+OVERLAP_TOKENS = 80
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class Chunk:
+    id: str
+    section: str  # the nearest heading ("" before the first one)
+    path: list  # the heading path, outermost first
+    content: str
+    line: int  # 1-based line where the chunk starts
+
+
+def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
+    sections = _sections(text)
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for path, start, lines in sections:
+        section = path[-1] if path else ""
+        for first, body in _windows(lines, start):
+            if not body.strip():
+                continue
+            seen[section] = seen.get(section, 0) + 1
+            n = seen[section]
+            cid = f"{name}#{section}" + (f"#{n}" if n > 1 else "")
+            chunks.append(Chunk(cid, section, list(path), body, first))
+    return chunks
+
+
+def _sections(text: str):
+    """[(heading path, first body line number, body lines)]; headings inside code fences
+    are code, not headings."""
+    out = []
+    path: list[tuple[int, str]] = []
+    lines: list[str] = []
+    start = 1
+    fenced = False
+    for i, line in enumerate(text.splitlines(), 1):
+        if _FENCE.match(line):
+            fenced = not fenced
+        m = None if fenced else _HEADING.match(line)
+        if m:
+            out.append(([t for _, t in path], start, lines))
+            level = len(m.group(1))
+            path = [(lv, t) for lv, t in path if lv < level] + [(level, m.group(2))]
+            lines = []
+            start = i + 1
+        else:
+            lines.append(line)
+    out.append(([t for _, t in path], start, lines))
+    return out
+
+
+def _windows(lines: list[str], start: int):
+    """Group lines into windows of at most CHUNK_TOKENS, each starting with the last
+    OVERLAP_TOKENS worth of lines of the one before."""
+    pieces: list[tuple[int, str, int]] = []  # (line number, text, tokens)
+    for i, line in enumerate(lines):
+        for part in _split_long(line):
+            pieces.append((start + i, part, count_tokens(part) + 1))
+    while pieces and not pieces[0][1].strip():
+        pieces.pop(0)
+    i = 0
+    while i < len(pieces):
+        total = 0
+        j = i
+        while j < len(pieces) and (j == i or total + pieces[j][2] <= CHUNK_TOKENS):
+            total += pieces[j][2]
+            j += 1
+        yield pieces[i][0], "\n".join(p[1] for p in pieces[i:j]).strip()
+        if j >= len(pieces):
+            break
+        back, k = 0, j
+        while k - 1 > i and back + pieces[k - 1][2] <= OVERLAP_TOKENS:
+            k -= 1
+            back += pieces[k][2]
+        i = k
+
+
+def _split_long(line: str):
+    """A line alone over the limit is cut into pieces that fit (by characters)."""
+    if count_tokens(line) <= CHUNK_TOKENS:
+        yield line
+        return
+    step = max(1, len(line) * CHUNK_TOKENS // (count_tokens(line) + 1) - 8)
+    for k in range(0, len(line), step):
+        yield line[k:k + step]

@@ -1,0 +1,317 @@
+"""`Memory`: the one object the CLIs, hooks and benchmarks use.
+
+Writing touches only the JSONL files (and imports no sqlite, numpy or fastembed); the index
+is opened only by sync, search and the commands that read it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from . import jsonl, records
+from .config import MemoryError, date_bound, today
+
+NOTICE_PREFIX = "cursor-memory:"
+
+
+def notice(message: str) -> None:
+    print(f"{NOTICE_PREFIX} {message}", file=sys.stderr)
+
+
+class Memory:
+    """A memory folder (seed 003 §1): MEMORY.md, daily/, facts.jsonl, sessions.jsonl, and
+    the derived index.sqlite."""
+
+    def __init__(self, path):
+        self.root = Path(path)
+        _make_private_dir(self.root)
+        _make_private_dir(self.root / "daily")
+        self._embedder = None
+        self._embedder_tried = False
+        self._index = None
+
+    def __repr__(self):
+        return f"Memory({str(self.root)!r})"
+
+    # --- writing: JSONL only -----------------------------------------------------------
+
+    def daily_path(self, day=None) -> Path:
+        return self.root / "daily" / f"{(day or today()).isoformat()}.jsonl"
+
+    def save_fact(self, content, memory_type="W", *, kind="fact", entities=None,
+                  confidence=None, session_id=None, source=None) -> dict:
+        """Append a fact/preference/action to today's daily file; returns the record."""
+        record = records.fact(content, memory_type=memory_type, kind=kind, entities=entities,
+                              confidence=confidence, session_id=session_id, source=source)
+        jsonl.append(self.daily_path(), record)
+        return record
+
+    def save_summary(self, topic, summary, decisions=None, todos=None, *, session_id=None) -> dict:
+        """Append a session summary to sessions.jsonl; returns the record."""
+        record = records.summary(topic, summary, decisions=decisions, todos=todos,
+                                 session_id=session_id)
+        jsonl.append(self.root / "sessions.jsonl", record)
+        return record
+
+    def log_event(self, kind: str, **fields) -> dict:
+        """Append a session_start / session_end / transcript line to today's daily file."""
+        record = records.event(kind, **fields)
+        jsonl.append(self.daily_path(), record)
+        return record
+
+    # --- the index ---------------------------------------------------------------------
+
+    @property
+    def index(self):
+        if self._index is None:
+            from .index import Index
+            self._index = Index(self.root)
+        return self._index
+
+    def embedder(self, *, quiet: bool = False):
+        """The embedding model, loaded once from local files; None when there is none."""
+        if not self._embedder_tried:
+            from . import embeddings
+            self._embedder = embeddings.load(self.root, quiet=quiet)
+            self._embedder_tried = True
+        return self._embedder
+
+    def _run(self, fn, *, vectors: bool = False):
+        """Run fn(conn) on the index; a broken or outdated index is rebuilt once, with one
+        line of notice, and fn runs again."""
+        from .index import NeedsRebuild
+
+        for attempt in (1, 2):
+            try:
+                with self.index.connect(vectors=vectors) as conn:
+                    return fn(conn)
+            except NeedsRebuild as e:
+                reason = str(e)
+            except Exception as e:  # noqa: BLE001 - only corruption is handled here
+                if not _is_corruption(e):
+                    raise
+                reason = f"damaged ({e})"
+            if attempt == 2:
+                raise MemoryError(f"index.sqlite is still unusable after a rebuild: {reason}")
+            notice(f"index.sqlite {reason}; rebuilding it from the files")
+            self._rebuild_text()
+
+    def sync(self, *, embed: bool = True, progress=None):
+        """Bring the index in line with the files; with `embed`, also make the missing
+        vectors when a model is available. Returns a SyncReport."""
+        from .sync import sync_text
+
+        report = self._run(lambda conn: sync_text(conn, self.root))
+        for line in report.skipped:
+            notice(f"skipped {line}")
+        if embed:
+            embedder = self.embedder()
+            if embedder is None:
+                report.notes.append("no embedding model: vectors not made")
+            else:
+                report.embedded = self._fill_vectors(embedder, progress=progress)
+        return report
+
+    def _fill_vectors(self, embedder, *, limit=None, progress=None) -> int:
+        """Embed chunks that have no current vector, in batches, outside any lock."""
+        from . import vectors
+
+        dims = len(embedder.embed_query("dimension probe"))
+
+        def todo(conn):
+            if not conn.vec and _vector_store(conn) == "vec0":
+                return None
+            with conn.transaction():
+                vectors.prepare(conn, embedder.identity, dims)
+                vectors.remove_orphans(conn)
+            return vectors.pending(conn, limit)
+
+        items = self._run(todo, vectors=True)
+        if not items:
+            return 0
+        done = 0
+        batch = 64
+        for start in range(0, len(items), batch):
+            part = items[start:start + batch]
+            vecs = embedder.embed([text for _, _, text in part])
+
+            def write(conn, part=part, vecs=vecs):
+                with conn.transaction():
+                    vectors.prepare(conn, embedder.identity, dims)
+                    return vectors.store(conn, [(pk, h, v) for (pk, h, _), v in zip(part, vecs)])
+
+            done += self._run(write, vectors=True)
+            if progress:
+                progress(min(start + batch, len(items)), len(items))
+        return done
+
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, type=None,
+               memory_type=None, since=None, until=None, sync: bool = True):
+        """Search memory. `mode`: hybrid (keywords + vectors, fused), fts, or vector.
+        Filters: type (fact/preference/action/session_summary/core), memory_type (W/B/O/S),
+        since/until (a date or ISO time). Returns a list of Hits with `.notes`."""
+        from . import vectors
+        from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
+                             vector_candidates)
+
+        if mode not in MODES:
+            raise MemoryError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if not isinstance(limit, int) or limit < 1:
+            raise MemoryError("limit must be a positive whole number")
+        filters = Filters(_as_list(type), _as_list(memory_type),
+                          date_bound(since) if since else None,
+                          date_bound(until, end=True) if until else None)
+        notes = []
+        if sync:
+            report = self.sync(embed=False)
+            if report.skipped:
+                notes.append(f"{len(report.skipped)} malformed lines skipped")
+        embedder = None
+        if mode != "fts":
+            embedder = self.embedder(quiet=True)
+            if embedder is None:
+                notes.append("no embedding model available: keyword results only "
+                             "(see `cursor-memory model download`)")
+            else:
+                self._fill_vectors(embedder, limit=512)  # what was saved a moment ago
+        depth = max(50, 5 * limit)
+        qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None
+
+        def run(conn):
+            fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
+            vec = []
+            if qvec is not None:
+                if vectors.usable(conn, embedder.identity):
+                    vec = vector_candidates(conn, qvec, filters, depth)
+                else:
+                    notes.append("vectors are not available in this index yet: keyword results only")
+            return collapse(load_hits(conn, fuse(fts, vec)))[:limit]
+
+        return Results(self._run(run, vectors=qvec is not None), notes)
+
+    # --- maintenance -------------------------------------------------------------------
+
+    def rebuild(self, *, embed: bool = True, progress=None):
+        """Rebuild index.sqlite from the files into a temp file and swap it in; vectors of
+        unchanged chunks are carried over, the rest are made when `embed` is on."""
+        report = self._rebuild_text()
+        if embed:
+            embedder = self.embedder()
+            if embedder is not None:
+                report.embedded = self._fill_vectors(embedder, progress=progress)
+        return report
+
+    def _rebuild_text(self):
+        from .index import ensure_schema, open_connection
+        from .locks import LockFile
+        from .sync import sync_text
+
+        with LockFile(self.root / "rebuild.lock"):
+            carried = self._old_vectors()
+            tmp = self.index.temp_path()
+            conn = open_connection(tmp, vectors=bool(carried))
+            try:
+                conn.execute("PRAGMA journal_mode=DELETE")
+                ensure_schema(conn)
+                report = sync_text(conn, self.root)
+                if carried:
+                    _carry_vectors(conn, *carried)
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                conn.close()
+            self.index.swap_in(tmp)
+        return report
+
+    def _old_vectors(self):
+        """(model, dims, {(id, hash): vector}) from the index being replaced, when it can
+        still be read and its vectors are of the configured model."""
+        from . import embeddings, vectors
+        from .index import get_meta, open_connection, vector_store
+
+        if not self.index.path.exists():
+            return None
+        try:
+            conn = open_connection(self.index.path, vectors=True)
+        except Exception:  # noqa: BLE001 - unreadable: nothing to carry
+            return None
+        try:
+            if (get_meta(conn, "vector_store") != vector_store()
+                    or get_meta(conn, "embedding_model") != embeddings.model_identity(self.root)
+                    or not vectors.table_exists(conn)
+                    or (get_meta(conn, "vector_store") == "vec0" and not conn.vec)):
+                return None
+            return (get_meta(conn, "embedding_model"), int(get_meta(conn, "embedding_dims")),
+                    vectors.read_all(conn))
+        except Exception:  # noqa: BLE001 - a damaged index: start without its vectors
+            return None
+        finally:
+            conn.close()
+
+    def stats(self) -> dict:
+        """Counts and settings, for `cursor-memory stats`."""
+        from . import embeddings, vectors
+        from .index import get_meta, vector_driver
+
+        def run(conn):
+            by_type = dict(conn.execute("SELECT type, count(*) FROM chunks GROUP BY type"))
+            total = sum(by_type.values())
+            with_vec = conn.execute("SELECT count(*) FROM chunks WHERE vec_hash = hash").fetchone()[0]
+            skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
+            return {
+                "memory_dir": str(self.root),
+                "chunks": total,
+                "by_type": by_type,
+                "vectors": with_vec,
+                "pending_vectors": total - with_vec,
+                "skipped_lines": skipped,
+                "index_bytes": self.index.path.stat().st_size,
+                "vector_store": get_meta(conn, "vector_store"),
+                "vector_driver": vector_driver(),
+                "index_model": vectors.model_of(conn),
+                "configured_model": embeddings.describe(self.root),
+            }
+
+        self.sync(embed=False)
+        return self._run(run)
+
+
+def _vector_store(conn):
+    from .index import get_meta
+    return get_meta(conn, "vector_store")
+
+
+def _carry_vectors(conn, model, dims, old) -> None:
+    from . import vectors
+
+    with conn.transaction():
+        vectors.prepare(conn, model, dims)
+        items = [(pk, h, old[(cid, h)]) for pk, cid, h in conn.execute("SELECT pk, id, hash FROM chunks")
+                 if (cid, h) in old]
+        import numpy as np
+        vectors.store(conn, [(pk, h, np.frombuffer(b, dtype=np.float32)) for pk, h, b in items])
+
+
+def _as_list(value):
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return list(value)
+
+
+def _is_corruption(e: Exception) -> bool:
+    name = type(e).__name__
+    text = str(e).lower()
+    if name == "DatabaseError":
+        return True
+    return name == "OperationalError" and ("malformed" in text or "not a database" in text
+                                           or "no such table" in text)
+
+
+def _make_private_dir(path: Path) -> None:
+    """The memory folder holds a user's private notes: 0700 on POSIX."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if os.name == "posix":
+            os.chmod(path, 0o700)

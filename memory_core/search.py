@@ -1,0 +1,162 @@
+"""Search: FTS5 BM25 and vector KNN candidates fused with Reciprocal Rank Fusion
+(seed 001 §6.3), then duplicates collapsed so one fact never fills the top 5 twice.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from . import vectors
+from .text import match_expression
+
+MODES = ("hybrid", "fts", "vector")
+RRF_K = 60
+BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic), type
+
+
+@dataclass
+class Hit:
+    id: str
+    content: str
+    type: str
+    memory_type: str | None
+    entities: list
+    confidence: float
+    source_file: str
+    timestamp: str | None
+    score: float
+    fts_rank: int | None = None  # 1-based rank among keyword candidates
+    fts_score: float | None = None  # BM25, higher is better
+    vec_rank: int | None = None
+    vec_score: float | None = None  # cosine similarity
+    evidence: list = field(default_factory=list)  # ids of the records merged into this hit
+    section: str | None = None  # MEMORY.md heading
+    source_id: str | None = None
+    norm: str | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("norm")
+        return d
+
+
+class Results(list):
+    """A list of Hits, plus `notes`: why results may be partial (no model, ...)."""
+
+    def __init__(self, hits=(), notes=()):
+        super().__init__(hits)
+        self.notes = list(notes)
+
+
+@dataclass
+class Filters:
+    types: list | None = None
+    memory_types: list | None = None
+    since: str | None = None  # UTC ISO
+    until: str | None = None
+
+    def sql(self, alias: str = "c"):
+        """(WHERE fragment over chunks, params)."""
+        clauses, params = [], []
+        if self.types:
+            clauses.append(f"{alias}.type IN ({','.join('?' * len(self.types))})")
+            params += self.types
+        if self.memory_types:
+            clauses.append(f"{alias}.memory_type IN ({','.join('?' * len(self.memory_types))})")
+            params += self.memory_types
+        if self.since:
+            clauses.append(f"{alias}.timestamp >= ?")
+            params.append(self.since)
+        if self.until:
+            clauses.append(f"{alias}.timestamp <= ?")
+            params.append(self.until)
+        return " AND ".join(clauses), params
+
+    def vec0(self):
+        """The same filters on vec0's metadata columns."""
+        out = []
+        if self.types:
+            out.append((f"type IN ({','.join('?' * len(self.types))})", self.types))
+        if self.memory_types:
+            out.append((f"memory_type IN ({','.join('?' * len(self.memory_types))})", self.memory_types))
+        if self.since:
+            out.append(("ts >= ?", [self.since]))
+        if self.until:
+            out.append(("ts <= ?", [self.until]))
+        return out
+
+
+def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
+    """[(pk, bm25 score, higher better)]."""
+    match = match_expression(query)
+    if not match:
+        return []
+    where, params = filters.sql()
+    sql = ("SELECT c.pk, bm25(chunks_fts, ?, ?, ?) AS s FROM chunks_fts "
+           "JOIN chunks c ON c.pk = chunks_fts.rowid WHERE chunks_fts MATCH ?"
+           + (" AND " + where if where else "") + " ORDER BY s LIMIT ?")
+    rows = conn.execute(sql, (*BM25_WEIGHTS, match, *params, k)).fetchall()
+    return [(pk, -s) for pk, s in rows]
+
+
+def vector_candidates(conn, query_vector, filters: Filters, k: int) -> list:
+    where, params = filters.sql()
+    return vectors.knn(conn, query_vector, k, where, params, filters.vec0())
+
+
+def fuse(fts: list, vec: list, k: int = RRF_K) -> list:
+    """Reciprocal Rank Fusion: [(pk, score, fts_rank, fts_score, vec_rank, vec_score)]."""
+    table: dict = {}
+    for rank, (pk, s) in enumerate(fts, 1):
+        table[pk] = [1.0 / (k + rank), rank, s, None, None]
+    for rank, (pk, s) in enumerate(vec, 1):
+        row = table.setdefault(pk, [0.0, None, None, None, None])
+        row[0] += 1.0 / (k + rank)
+        row[3], row[4] = rank, s
+    return sorted(((pk, *v) for pk, v in table.items()), key=lambda r: -r[1])
+
+
+_HIT_SQL = ("SELECT pk, id, content, type, memory_type, entities, confidence, source_file, "
+            "timestamp, evidence, section, source_id, norm FROM chunks WHERE pk IN ({})")
+
+
+def load_hits(conn, ranked: list) -> list:
+    if not ranked:
+        return []
+    rows = {r[0]: r for r in conn.execute(
+        _HIT_SQL.format(",".join("?" * len(ranked))), [r[0] for r in ranked])}
+    hits = []
+    for pk, score, fr, fs, vr, vs in ranked:
+        r = rows.get(pk)
+        if r is None:
+            continue
+        hits.append(Hit(
+            id=r[1], content=r[2], type=r[3], memory_type=r[4], entities=json.loads(r[5] or "[]"),
+            confidence=r[6], source_file=r[7], timestamp=r[8], score=score, fts_rank=fr,
+            fts_score=fs, vec_rank=vr, vec_score=vs, evidence=json.loads(r[9] or "[]") or [r[1]],
+            section=r[10], source_id=r[11], norm=r[12]))
+    return hits
+
+
+def collapse(hits: list) -> list:
+    """One hit per fact: a daily line and the fact consolidated from it (the fact lists the
+    line in its evidence), or the same text saved twice, become one hit at the better rank.
+    The consolidated record represents the group; evidence is the union."""
+    out: list[Hit] = []
+    owner: dict[str, int] = {}
+    for h in hits:
+        keys = [h.id, *h.evidence] + ([f"norm:{h.norm}"] if h.norm else [])
+        slot = next((owner[k] for k in keys if k in owner), None)
+        if slot is None:
+            owner.update({k: len(out) for k in keys})
+            out.append(h)
+            continue
+        kept = out[slot]
+        merged = list(dict.fromkeys(kept.evidence + h.evidence))
+        if h.source_file == "facts.jsonl" and kept.source_file != "facts.jsonl":
+            h.score, h.fts_rank, h.fts_score = kept.score, kept.fts_rank, kept.fts_score
+            h.vec_rank, h.vec_score = kept.vec_rank, kept.vec_score
+            out[slot] = kept = h
+        kept.evidence = merged
+        owner.update({k: slot for k in keys})
+    return out

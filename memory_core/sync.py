@@ -1,0 +1,255 @@
+"""Files → index. Incremental per file by byte offset; a file that shrank, changed inode or
+changed its first bytes is re-read whole and rows whose ids vanished are removed.
+Idempotent: running it twice, or from two processes at once, gives the same rows.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import jsonl
+from .chunking import split_markdown
+from .config import iso, normalize_time
+from .records import FACT_TYPES, KINDS
+from .text import normalize
+
+HEAD_BYTES = 4096
+_COLUMNS = ("id", "content", "type", "memory_type", "entities", "confidence", "source_file",
+            "source_id", "timestamp", "section", "context", "evidence", "norm", "hash")
+_UPSERT = (
+    f"INSERT INTO chunks({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+    "ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS[1:])
+    + " WHERE chunks.hash IS NOT excluded.hash OR chunks.source_file IS NOT excluded.source_file"
+)
+
+
+@dataclass
+class SyncReport:
+    files: int = 0  # files read (in part or whole)
+    upserted: int = 0  # chunks added or changed
+    removed: int = 0
+    skipped: list = field(default_factory=list)  # ["daily/2026-10-01.jsonl:12: not JSON ..."]
+    embedded: int = 0
+    notes: list = field(default_factory=list)
+
+    def __str__(self):
+        parts = [f"{self.upserted} chunks added or changed", f"{self.removed} removed"]
+        if self.embedded:
+            parts.append(f"{self.embedded} embedded")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} malformed lines skipped")
+        return ", ".join(parts)
+
+
+def source_files(root: Path) -> list[str]:
+    """The source of truth, relative to the memory folder, in sync order."""
+    out = [name for name in ("MEMORY.md", "facts.jsonl", "sessions.jsonl")
+           if (root / name).is_file()]
+    daily = root / "daily"
+    if daily.is_dir():
+        out += sorted(f"daily/{p.name}" for p in daily.iterdir()
+                      if p.name.endswith(".jsonl") and p.is_file())
+    return out
+
+
+def sync_text(conn, root: Path) -> SyncReport:
+    """Bring the chunks (and FTS) in line with the files. One IMMEDIATE transaction, so
+    concurrent syncs queue and each sees the other's result."""
+    report = SyncReport()
+    root = Path(root)
+    with conn.transaction():
+        state = {r[0]: r for r in conn.execute(
+            "SELECT file_path, offset, last_line, size, inode, mtime, head FROM sync_state")}
+        current = source_files(root)
+        for gone in set(state) - set(current):
+            report.removed += conn.execute("DELETE FROM chunks WHERE source_file=?", (gone,)).rowcount
+            conn.execute("DELETE FROM sync_state WHERE file_path=?", (gone,))
+            conn.execute("DELETE FROM skipped WHERE file_path=?", (gone,))
+        for rel in current:
+            try:
+                if rel == "MEMORY.md":
+                    _sync_markdown(conn, root, rel, state.get(rel), report)
+                else:
+                    _sync_jsonl(conn, root, rel, state.get(rel), report)
+            except FileNotFoundError:  # pruned while we looked
+                report.removed += conn.execute(
+                    "DELETE FROM chunks WHERE source_file=?", (rel,)).rowcount
+                conn.execute("DELETE FROM sync_state WHERE file_path=?", (rel,))
+    return report
+
+
+def _unchanged(st, row) -> bool:
+    return row is not None and row[3] == st.st_size and row[4] == st.st_ino and row[5] == st.st_mtime_ns
+
+
+def _head(path: Path, upto: int) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha1(f.read(min(upto, HEAD_BYTES))).hexdigest()
+
+
+def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
+    path = root / rel
+    st = os.stat(path)
+    if _unchanged(st, row):
+        return
+    offset, line_no = (row[1], row[2]) if row else (0, 0)
+    whole = (row is None or st.st_ino != row[4] or st.st_size < offset
+             or (offset and _head(path, offset) != row[6]))
+    if whole:
+        offset, line_no = 0, 0
+        conn.execute("DELETE FROM skipped WHERE file_path=?", (rel,))
+    batch = jsonl.read(path, offset, line_no)
+    report.files += 1
+    chunks = {}
+    for n, record in batch.records:
+        try:
+            chunk = to_chunk(rel, record)
+        except ValueError as e:
+            batch.skipped.append((n, str(e)))
+            continue
+        if chunk is not None:
+            chunks[chunk[0]] = chunk  # a later line with the same id is a newer version
+    for n, reason in batch.skipped:
+        report.skipped.append(f"{rel}:{n}: {reason}")
+    conn.executemany("INSERT OR REPLACE INTO skipped(file_path, line, reason) VALUES (?,?,?)",
+                     [(rel, n, reason) for n, reason in batch.skipped])
+    if chunks:
+        report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
+    if whole:
+        report.removed += _remove_vanished(conn, rel, chunks)
+    last_id = batch.records[-1][1].get("id") if batch.records else None
+    conn.execute(
+        "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, last_id, size, inode, "
+        "mtime, head, synced_at) VALUES (?,?,?,?,?,?,?,?,?)",
+        (rel, batch.offset, batch.line_no, last_id, st.st_size, st.st_ino, st.st_mtime_ns,
+         _head(path, batch.offset) if batch.offset else None, int(time.time())))
+
+
+def _remove_vanished(conn, rel: str, keep: dict) -> int:
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_ids(id TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM keep_ids")
+    conn.executemany("INSERT OR IGNORE INTO keep_ids VALUES (?)", [(k,) for k in keep])
+    n = conn.execute("DELETE FROM chunks WHERE source_file=? AND id NOT IN (SELECT id FROM keep_ids)",
+                     (rel,)).rowcount
+    conn.execute("DELETE FROM keep_ids")
+    return n
+
+
+def _sync_markdown(conn, root: Path, rel: str, row, report: SyncReport) -> None:
+    path = root / rel
+    st = os.stat(path)
+    if _unchanged(st, row):
+        return
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    report.files += 1
+    stamp = iso(datetime.fromtimestamp(st.st_mtime, timezone.utc))
+    chunks = {}
+    for c in split_markdown(text, rel):
+        context = " / ".join(c.path)
+        chunks[c.id] = _row(c.id, c.content, "core", None, [], 1.0, rel, f"{rel}:{c.line}",
+                            stamp, c.section, context, [c.id])
+    if chunks:
+        report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
+    report.removed += _remove_vanished(conn, rel, chunks)
+    conn.execute(
+        "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, size, inode, mtime, "
+        "synced_at) VALUES (?,?,?,?,?,?,?)",
+        (rel, st.st_size, text.count("\n"), st.st_size, st.st_ino, st.st_mtime_ns, int(time.time())))
+
+
+def _row(cid, content, ctype, memory_type, entities, confidence, source_file, source_id,
+         timestamp, section, context, evidence) -> tuple:
+    entities_json = json.dumps(entities, ensure_ascii=False)
+    evidence_json = json.dumps(evidence, ensure_ascii=False)
+    norm = hashlib.sha1(normalize(content).encode()).hexdigest()[:16]
+    digest = hashlib.sha1(json.dumps(
+        [content, ctype, memory_type, entities, confidence, timestamp, section, context, evidence],
+        ensure_ascii=False).encode()).hexdigest()
+    return (cid, content, ctype, memory_type, entities_json, confidence, source_file, source_id,
+            timestamp, section, context, evidence_json, norm, digest)
+
+
+# --- records to chunks --------------------------------------------------------------------
+
+def _need_text(record: dict, key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"missing or empty {key!r}")
+    return value
+
+
+def _str_list(record: dict, key: str) -> list:
+    value = record.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key!r} must be a list of strings")
+    return value
+
+
+def _confidence(record: dict, default: float) -> float:
+    value = record.get("confidence", default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"confidence {value!r} is not a number from 0 to 1")
+    return float(value)
+
+
+def _timestamp(record: dict, *keys) -> str:
+    for key in keys:
+        if key in record:
+            stamp = normalize_time(record[key])
+            if stamp is None:
+                raise ValueError(f"{key!r} {record[key]!r} is not an ISO 8601 time")
+            return stamp
+    raise ValueError(f"missing {keys[0]!r}")
+
+
+def to_chunk(rel: str, record: dict):
+    """The index row for a record, None for a record that is not searchable (a session
+    event), or ValueError naming what is wrong with it."""
+    rid = record.get("id")
+    if not isinstance(rid, str) or not rid.strip() or len(rid) > 200:
+        raise ValueError("missing or invalid 'id'")
+    if rel == "sessions.jsonl":
+        topic = _need_text(record, "topic")
+        summary = _need_text(record, "summary")
+        decisions = _str_list(record, "decisions")
+        todos = _str_list(record, "todos")
+        parts = [topic, summary]
+        if decisions:
+            parts.append("Decisions: " + "; ".join(decisions))
+        if todos:
+            parts.append("Todos: " + "; ".join(todos))
+        return _row(rid, "\n".join(parts), "session_summary", "S", [], 1.0, rel, rid,
+                    _timestamp(record, "timestamp"), None, topic, [rid])
+    if rel == "facts.jsonl":
+        content = _need_text(record, "content")
+        memory_type = record.get("type")
+        if memory_type not in FACT_TYPES:
+            raise ValueError(f"'type' must be one of {'/'.join(FACT_TYPES)}, not {memory_type!r}")
+        kind = record.get("kind", "fact")
+        evidence = _str_list(record, "evidence") or [rid]
+        source = record.get("source") if isinstance(record.get("source"), dict) else {}
+        return _row(rid, content, kind if kind in KINDS else "fact", memory_type,
+                    _str_list(record, "entities"), _confidence(record, 1.0), rel,
+                    str(source.get("id") or rid),
+                    _timestamp(record, "updated_at", "created_at", "timestamp"), None, None, evidence)
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        raise ValueError("missing 'type'")
+    if kind not in KINDS:
+        return None  # session events and transcripts are not memories to search
+    memory_type = record.get("memory_type")
+    if memory_type is not None and not isinstance(memory_type, str):
+        raise ValueError("'memory_type' must be text")
+    return _row(rid, _need_text(record, "content"), kind, memory_type,
+                _str_list(record, "entities"), _confidence(record, 0.8 if kind == "preference" else 1.0),
+                rel, rid, _timestamp(record, "timestamp"), None, None, [rid])

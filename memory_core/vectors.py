@@ -1,0 +1,139 @@
+"""Vectors in the index: a sqlite-vec `vec0` table when the extension loads, else float32
+BLOBs searched by numpy (seed 001 §6.2). Both live in `chunks_vec`, keyed by chunks.pk.
+
+A vector belongs to the chunk text it was made from: chunks.vec_hash records which, so a
+chunk whose text changed is re-embedded and its stale vector is never returned.
+"""
+from __future__ import annotations
+
+import sys
+
+from .index import get_meta, set_meta
+
+
+def _np():
+    import numpy as np
+    return np
+
+
+def table_exists(conn) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name='chunks_vec'").fetchone() is not None
+
+
+def model_of(conn) -> str | None:
+    return get_meta(conn, "embedding_model")
+
+
+def usable(conn, identity: str) -> bool:
+    """Can this connection search vectors made by `identity`?"""
+    if not table_exists(conn) or model_of(conn) != identity:
+        return False
+    return get_meta(conn, "vector_store") == "blob" or conn.vec
+
+
+def reset(conn, identity: str, dims: int) -> None:
+    """(Re)create an empty vector table for a model; every chunk becomes pending."""
+    old = model_of(conn)
+    if old and old != identity:
+        print(f"cursor-memory: index vectors were made by {old}; re-embedding with {identity}",
+              file=sys.stderr)
+    conn.execute("DROP TABLE IF EXISTS chunks_vec")
+    if get_meta(conn, "vector_store") == "vec0":
+        conn.execute(
+            f"CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{int(dims)}] "
+            "distance_metric=cosine, type text, memory_type text, ts text)")
+    else:
+        conn.execute("CREATE TABLE chunks_vec (pk INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+    conn.execute("UPDATE chunks SET vec_hash=NULL WHERE vec_hash IS NOT NULL")
+    set_meta(conn, "embedding_model", identity)
+    set_meta(conn, "embedding_dims", dims)
+
+
+def prepare(conn, identity: str, dims: int) -> None:
+    """Make sure the table holds vectors of this model and size (else start it afresh)."""
+    if (not table_exists(conn) or model_of(conn) != identity
+            or str(get_meta(conn, "embedding_dims")) != str(dims)):
+        reset(conn, identity, dims)
+
+
+def pending(conn, limit: int | None = None) -> list:
+    """Chunks without a current vector: [(pk, hash, text to embed)]."""
+    sql = ("SELECT pk, hash, content, context FROM chunks WHERE vec_hash IS NOT hash ORDER BY pk"
+           + (f" LIMIT {int(limit)}" if limit else ""))
+    return [(pk, h, embed_text(content, context)) for pk, h, content, context in conn.execute(sql)]
+
+
+def embed_text(content: str, context: str | None) -> str:
+    """What the model sees: the heading path or session topic, then the text."""
+    return f"{context}\n{content}" if context else content
+
+
+def store(conn, items) -> int:
+    """Write [(pk, hash, vector)], skipping chunks that changed or vanished meanwhile."""
+    vec0 = get_meta(conn, "vector_store") == "vec0"
+    n = 0
+    for pk, h, vector in items:
+        row = conn.execute("SELECT hash, type, memory_type, timestamp FROM chunks WHERE pk=?",
+                           (pk,)).fetchone()
+        if row is None or row[0] != h:
+            continue
+        blob = _np().asarray(vector, dtype="float32").tobytes()
+        conn.execute("DELETE FROM chunks_vec WHERE rowid=?", (pk,))
+        if vec0:
+            conn.execute("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts) "
+                         "VALUES (?,?,?,?,?)", (pk, blob, row[1] or "", row[2] or "", row[3] or ""))
+        else:
+            conn.execute("INSERT INTO chunks_vec(pk, embedding) VALUES (?,?)", (pk, blob))
+        conn.execute("UPDATE chunks SET vec_hash=? WHERE pk=?", (h, pk))
+        n += 1
+    return n
+
+
+def remove_orphans(conn) -> int:
+    """Vectors whose chunk is gone (a text-only sync cannot touch vec0)."""
+    have = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0]
+    live = conn.execute("SELECT count(*) FROM chunks WHERE vec_hash IS NOT NULL").fetchone()[0]
+    if have <= live:
+        return 0
+    return conn.execute("DELETE FROM chunks_vec WHERE rowid NOT IN (SELECT pk FROM chunks)").rowcount
+
+
+def knn(conn, query_vector, k: int, where: str = "", params=(), vec_filters=None):
+    """[(pk, cosine similarity)] of the k nearest current vectors that pass the filters.
+
+    vec0: the type/memory_type/time filters are applied during the scan (metadata columns),
+    so a selective filter still yields k results. numpy: the filters are applied in SQL,
+    then one matrix product."""
+    q = _np().asarray(query_vector, dtype="float32")
+    if get_meta(conn, "vector_store") == "vec0":
+        sql = "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?"
+        args = [q.tobytes(), int(k)]
+        for clause, values in (vec_filters or []):
+            sql += " AND " + clause
+            args += list(values)
+        rows = conn.execute(sql, args).fetchall()
+        if not rows:
+            return []
+        current = {pk for (pk,) in conn.execute(
+            f"SELECT pk FROM chunks WHERE vec_hash = hash AND pk IN ({','.join('?' * len(rows))})",
+            [r[0] for r in rows])}
+        return [(pk, 1.0 - dist) for pk, dist in rows if pk in current]
+    np = _np()
+    rows = conn.execute(
+        "SELECT v.pk, v.embedding FROM chunks_vec v JOIN chunks c ON c.pk = v.pk "
+        "WHERE c.vec_hash = c.hash" + (" AND " + where if where else ""), params).fetchall()
+    if not rows:
+        return []
+    pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    sims = matrix @ q
+    top = np.argsort(-sims)[:k] if len(rows) <= k else np.argpartition(-sims, k)[:k]
+    top = top[np.argsort(-sims[top])]
+    return [(int(pks[i]), float(sims[i])) for i in top]
+
+
+def read_all(conn):
+    """{(chunk id, hash): vector bytes} of every current vector, to carry across a rebuild."""
+    sql = ("SELECT c.id, c.hash, v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.pk "
+           "WHERE c.vec_hash = c.hash")
+    return {(cid, h): blob for cid, h, blob in conn.execute(sql)}

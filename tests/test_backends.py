@@ -1,0 +1,89 @@
+"""Every way vectors can be stored and searched gives the same answers: sqlite-vec loaded
+into the stdlib sqlite3, into sqlean.py, or no extension at all (numpy over BLOBs)."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from memory_core import Memory
+from memory_core.index import vector_driver
+
+FACTS = ["We keep user login sessions in Redis with a six hour expiry",
+         "The frontend is built with React and Vite",
+         "Invoices are exported as PDF every month",
+         "决定使用 Redis 作为会话缓存"]
+QUERY = "where do we persist the signed-in state of accounts"
+
+
+def _answers(root):
+    mem = Memory(root)
+    for f in FACTS:
+        mem.save_fact(f)
+    mem.sync()
+    return ([h.id for h in mem.search(QUERY, mode="vector")],
+            mem.search(QUERY, mode="vector", limit=1)[0].content,
+            mem.search("缓存", mode="hybrid", limit=1)[0].content,
+            mem.stats()["vector_store"])
+
+
+@pytest.mark.parametrize("driver", ["sqlean", "numpy"])
+def test_vector_search_works_with_each_driver(tmp_path, monkeypatch, driver):
+    monkeypatch.setenv("CURSOR_MEMORY_SQLITE", driver)
+    order, top, zh, store = _answers(tmp_path / driver)
+    assert top == FACTS[0] and zh == FACTS[3] and len(order) == 4
+    assert store == ("blob" if driver == "numpy" else "vec0")
+
+
+def test_the_default_driver_is_the_best_this_python_has():
+    import sqlite3
+    expected = "stdlib" if hasattr(sqlite3.Connection, "enable_load_extension") else "sqlean"
+    assert vector_driver() == expected
+
+
+def _python_with_extension_loading():
+    """A Python of the same version whose stdlib sqlite3 can load extensions (Debian's can;
+    pyenv's and python.org's often cannot)."""
+    import sqlite3
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sys.executable
+    for candidate in (f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}",):
+        if shutil.which(candidate):
+            ok = subprocess.run([candidate, "-c", "import sqlite3;"
+                                 "sqlite3.connect(':memory:').enable_load_extension(True)"],
+                                capture_output=True)
+            if ok.returncode == 0:
+                return candidate
+    return None
+
+
+def test_vector_search_works_with_the_stdlib_driver(tmp_path):
+    python = _python_with_extension_loading()
+    if python is None:
+        pytest.skip("no Python here whose stdlib sqlite3 can load extensions")
+    import numpy
+    site = os.path.dirname(os.path.dirname(numpy.__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import sys, json; sys.path[:0] = [%r, %r, %r]\n"
+            "from test_backends import _answers\n"
+            "from memory_core.index import vector_driver\n"
+            "print(json.dumps([vector_driver(), *_answers(sys.argv[1])]))") % (
+        root, os.path.join(root, "tests"), site)
+    out = subprocess.run([python, "-c", code, str(tmp_path / "stdlib")], capture_output=True,
+                         text=True, env=dict(os.environ, CURSOR_MEMORY_SQLITE=""), timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    import json
+    driver, order, top, zh, store = json.loads(out.stdout.strip().splitlines()[-1])
+    assert driver == "stdlib" and store == "vec0"
+    assert top == FACTS[0] and zh == FACTS[3] and len(order) == 4
+
+
+def test_an_index_made_where_vec0_loads_is_rebuilt_where_it_cannot(tmp_path, monkeypatch, capsys):
+    root = tmp_path / "m"
+    _answers(root)
+    monkeypatch.setenv("CURSOR_MEMORY_SQLITE", "numpy")
+    mem = Memory(root)
+    assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]
+    assert "vector_store" in capsys.readouterr().err
+    assert mem.stats()["vector_store"] == "blob"

@@ -1,0 +1,140 @@
+"""Search through the public API, on a real index with the real offline model."""
+import json
+
+import pytest
+
+from memory_core import Memory
+
+
+def ids(hits):
+    return [h.id for h in hits]
+
+
+@pytest.fixture
+def project(mem):
+    mem.save_fact("决定使用 Redis 作为会话缓存", entities=["redis", "session"])
+    mem.save_fact("使用sqlite-vec做向量索引，FTS5负责BM25混合检索", entities=["sqlite-vec"])
+    mem.save_fact("JWT_SECRET lives in src/auth/jwt.ts and is rotated monthly", entities=["jwt"])
+    mem.save_fact("分布式锁用 Redlock 实现", entities=["lock"])
+    mem.save_fact("The user prefers two-space indentation", memory_type="O", kind="preference")
+    mem.save_summary("Redis 缓存方案", "讨论了会话缓存的技术选型，决定采用 Redis 替代内存存储。",
+                     ["使用 Redis"], ["实现连接池"])
+    (mem.root / "MEMORY.md").write_text(
+        "# 核心记忆\n\n## 项目背景\n- 数据库：PostgreSQL 16\n- 部署在阿里云 ACK\n", encoding="utf-8")
+    return mem
+
+
+@pytest.mark.parametrize("query, needle", [
+    ("缓存", "会话缓存"),          # a two-character word inside an unspaced run
+    ("锁", "分布式锁"),            # a one-character word
+    ("向量索引", "sqlite-vec"),    # Chinese next to glued ASCII
+    ("sqlite-vec", "sqlite-vec"),
+    ("BM25", "BM25"),
+    ("JWT_SECRET", "JWT_SECRET"),
+    ("src/auth/jwt.ts", "jwt.ts"),
+    ("数据库", "PostgreSQL"),
+])
+def test_keyword_search_finds_words_in_mixed_chinese_and_english(project, query, needle):
+    hits = project.search(query, mode="fts", limit=3)
+    assert hits and needle in hits[0].content
+
+
+def test_one_missing_term_does_not_zero_a_query(project):
+    hits = project.search("Redis 缓存 kubernetes-operator 不存在的词", mode="fts")
+    assert any("会话缓存" in h.content for h in hits)
+
+
+@pytest.mark.parametrize("query", ['"', "AND", "NOT x", "NEAR(a b)", "a:b", "*", "(", "🙂",
+                                   "", "   ", "{content}: x", '"unterminated'])
+def test_hostile_queries_answer_without_raising(project, query):
+    for mode in ("fts", "hybrid", "vector"):
+        project.search(query, mode=mode)
+
+
+def test_a_fact_saved_a_moment_ago_is_found_by_the_next_search(project):
+    project.search("anything")  # the index exists and is in sync
+    project.save_fact("新的事实：部署窗口改到周四晚上", entities=["deploy"])
+    assert "部署窗口" in project.search("部署窗口", mode="fts")[0].content
+    assert "部署窗口" in project.search("部署窗口", mode="hybrid")[0].content
+
+
+def test_vectors_find_what_keywords_cannot(mem):
+    mem.save_fact("We keep user login sessions in Redis with a six hour expiry")
+    mem.save_fact("The frontend is built with React and Vite")
+    mem.save_fact("Invoices are exported as PDF every month")
+    query = "where do we persist the signed-in state of accounts"
+    assert not mem.search(query, mode="fts")
+    hits = mem.search(query, mode="hybrid", limit=1)
+    assert "Redis" in hits[0].content and hits[0].vec_rank == 1 and hits[0].fts_rank is None
+
+
+def test_hits_carry_every_field_the_api_promises(project):
+    hit = project.search("缓存", limit=10)[0]
+    d = hit.to_dict()
+    for key in ("id", "content", "type", "memory_type", "entities", "confidence", "source_file",
+                "timestamp", "score", "fts_rank", "fts_score", "vec_rank", "vec_score",
+                "evidence", "section"):
+        assert key in d
+    json.dumps(d)
+    core = [h for h in project.search("数据库 PostgreSQL") if h.type == "core"][0]
+    assert core.section == "项目背景" and core.id == "MEMORY.md#项目背景"
+    assert core.source_file == "MEMORY.md"
+
+
+def test_record_ids_are_kept_as_hit_ids(project):
+    saved = project.save_fact("Grafana dashboards live in the infra repo")
+    assert project.search("Grafana dashboards", limit=1)[0].id == saved["id"]
+
+
+def test_filters_by_type_memory_type_and_time(project, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2020-01-01T00:00:00Z")
+    old = project.save_fact("Redis 旧的缓存配置 from 2020")
+    monkeypatch.delenv("CURSOR_MEMORY_NOW")
+    assert {h.type for h in project.search("Redis", type="session_summary")} == {"session_summary"}
+    assert {h.memory_type for h in project.search("indentation Redis", memory_type="O")} == {"O"}
+    assert old["id"] not in ids(project.search("Redis 缓存", since="2021-01-01"))
+    assert ids(project.search("Redis 缓存", until="2020-12-31")) == [old["id"]]
+    for mode in ("vector", "hybrid"):
+        assert ids(project.search("Redis", until="2020-12-31", mode=mode)) == [old["id"]]
+
+
+def test_the_same_fact_saved_twice_appears_once_with_both_as_evidence(mem):
+    a = mem.save_fact("项目使用 PostgreSQL 16")
+    b = mem.save_fact("项目使用 PostgreSQL 16。")
+    hits = mem.search("PostgreSQL")
+    assert len(hits) == 1 and set(hits[0].evidence) == {a["id"], b["id"]}
+
+
+def test_a_daily_line_and_the_fact_consolidated_from_it_appear_once(mem):
+    line = mem.save_fact("API 默认监听 3000 端口")
+    fact = {"id": "fact-abc", "type": "W", "content": "API 默认监听 3000 端口（apps/api）",
+            "entities": [], "confidence": 1.0, "evidence": [line["id"]],
+            "source": {"file": "daily/x.jsonl", "id": line["id"]},
+            "created_at": line["timestamp"], "updated_at": line["timestamp"]}
+    (mem.root / "facts.jsonl").write_text(json.dumps(fact, ensure_ascii=False) + "\n")
+    hits = mem.search("3000 端口")
+    assert len(hits) == 1
+    assert hits[0].id == "fact-abc" and hits[0].evidence == [line["id"]]
+
+
+def test_without_a_model_search_answers_with_keywords_and_says_so(tmp_path, no_model):
+    mem = Memory(tmp_path / "m")
+    mem.save_fact("决定使用 Redis 作为会话缓存")
+    hits = mem.search("缓存")
+    assert hits and hits[0].fts_rank == 1 and hits[0].vec_rank is None
+    assert any("no embedding model" in n for n in hits.notes)
+    assert mem.sync().embedded == 0
+
+
+def test_vectors_missing_for_lack_of_a_model_are_made_later(tmp_path, monkeypatch):
+    from memory_core import embeddings
+    real = dict(CURSOR_MEMORY_MODEL=__import__("os").environ["CURSOR_MEMORY_MODEL"],
+                CURSOR_MEMORY_MODEL_PATH=__import__("os").environ["CURSOR_MEMORY_MODEL_PATH"])
+    monkeypatch.setenv("CURSOR_MEMORY_MODEL_PATH", str(tmp_path / "nowhere"))
+    embeddings._LOADED.clear()
+    mem = Memory(tmp_path / "m")
+    mem.save_fact("We keep user login sessions in Redis")
+    assert mem.sync().embedded == 0
+    for k, v in real.items():
+        monkeypatch.setenv(k, v)
+    assert Memory(mem.root).sync().embedded == 1

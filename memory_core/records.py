@@ -8,6 +8,7 @@ import os
 from datetime import timezone
 
 from .config import MemoryError, iso, now
+from .redact import redact
 
 MEMORY_TYPES = ("W", "B", "O")  # World fact, Biographical (what happened), Opinion/preference
 FACT_TYPES = MEMORY_TYPES + ("S",)  # facts.jsonl also holds facts drawn from Summaries
@@ -30,6 +31,7 @@ def new_id(prefix: str) -> str:
 
 
 def _text(value, field: str, limit: int = MAX_CONTENT) -> str:
+    """Validated, and with likely secrets redacted: nothing unredacted reaches disk."""
     if not isinstance(value, str):
         raise MemoryError(f"{field} must be text")
     text = value.strip()
@@ -39,7 +41,7 @@ def _text(value, field: str, limit: int = MAX_CONTENT) -> str:
         raise MemoryError(f"{field} is {len(text)} characters; the limit is {limit}")
     if "\x00" in text:
         raise MemoryError(f"{field} contains a NUL byte")
-    return text
+    return redact(text)
 
 
 def _entities(values) -> list[str]:

@@ -185,6 +185,20 @@ def _model(args) -> int:
     return 0
 
 
+def _install(args) -> int:
+    from . import install
+    from .config import find_project
+
+    project = args.project or find_project()
+    if args.command == "uninstall":
+        lines = install.uninstall(project)
+    else:
+        lines = install.install(project, claude=args.claude)
+    for line in lines:
+        print(line)
+    return 0
+
+
 # --- entry points ------------------------------------------------------------------------
 
 def _common(p, *, json_help="print JSON for tools"):
@@ -237,6 +251,13 @@ def main(argv=None) -> int:
         "rebuild": ("rebuild index.sqlite from the files",
                     lambda p: p.add_argument("--no-embed", action="store_true"), _rebuild),
         "stats": ("counts and settings", lambda p: None, _stats),
+        "install": ("install the hooks, skill and git settings into a project",
+                    lambda p: (p.add_argument("--project", help="default: this git repository"),
+                               p.add_argument("--claude", action="store_true",
+                                              help="also .claude/settings.json for Claude Code")),
+                    _install),
+        "uninstall": ("remove exactly what install added (the memory stays)",
+                      lambda p: p.add_argument("--project"), _install),
         "model": ("the embedding model: `model download`, `model info`",
                   lambda p: p.add_argument("model_command", choices=("download", "info")), _model),
     }

@@ -124,12 +124,13 @@ def vector_store() -> str:
 
 
 def identity() -> dict:
-    """What an index must have been built with to be used as it is."""
+    """What an index must have been built with to be used as it is. (The vector store is
+    chosen when the index is made and kept: a Python that cannot load sqlite-vec still
+    uses the text of a vec0 index, and leaves its vectors to one that can.)"""
     return {
         "schema_version": SCHEMA_VERSION,
         "tokenizer_version": TOKENIZER_VERSION,
         "chunker_version": CHUNKER_VERSION,
-        "vector_store": vector_store(),
     }
 
 
@@ -199,7 +200,7 @@ def ensure_schema(conn) -> None:
             for stmt in _statements(SCHEMA):
                 conn.execute(stmt)
             now = str(int(time.time()))
-            rows = dict(identity(), created_at=now)
+            rows = dict(identity(), vector_store=vector_store(), created_at=now)
             conn.executemany("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", rows.items())
         return
     try:

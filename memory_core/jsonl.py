@@ -29,22 +29,33 @@ def append(path, records) -> None:
     if isinstance(records, dict):
         records = [records]
     data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        lock_fd(fd)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            size = os.fstat(fd).st_size
-            if size:
-                os.lseek(fd, size - 1, os.SEEK_SET)
-                if os.read(fd, 1) != b"\n":
-                    data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            lock_fd(fd)
+            try:
+                if os.fstat(fd).st_ino != _inode(path):
+                    continue  # compacted (renamed over) while we waited: append to the new file
+                size = os.fstat(fd).st_size
+                if size:
+                    os.lseek(fd, size - 1, os.SEEK_SET)
+                    if os.read(fd, 1) != b"\n":
+                        data = b"\n" + data
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                return
+            finally:
+                unlock_fd(fd)
         finally:
-            unlock_fd(fd)
-    finally:
-        os.close(fd)
+            os.close(fd)
+
+
+def _inode(path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 @dataclass

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from . import jsonl, records
@@ -97,7 +98,7 @@ class Memory:
             notice(f"index.sqlite {reason}; rebuilding it from the files")
             self._rebuild_text()
 
-    def sync(self, *, embed: bool = True, progress=None):
+    def sync(self, *, embed: bool = True, progress=None, deadline: float | None = None):
         """Bring the index in line with the files; with `embed`, also make the missing
         vectors when a model is available. Returns a SyncReport."""
         from .sync import sync_text
@@ -110,10 +111,12 @@ class Memory:
             if embedder is None:
                 report.notes.append("no embedding model: vectors not made")
             else:
-                report.embedded = self._fill_vectors(embedder, progress=progress)
+                report.embedded = self._fill_vectors(embedder, progress=progress,
+                                                     deadline=deadline)
         return report
 
-    def _fill_vectors(self, embedder, *, limit=None, progress=None) -> int:
+    def _fill_vectors(self, embedder, *, limit=None, progress=None, deadline=None,
+                      quiet=False) -> int:
         """Embed chunks that have no current vector, in batches, outside any lock."""
         from . import vectors
 
@@ -125,9 +128,15 @@ class Memory:
             with conn.transaction():
                 vectors.prepare(conn, embedder.identity, dims)
                 vectors.remove_orphans(conn)
-            return vectors.pending(conn, limit)
+            return vectors.pending(conn, limit) or []
 
         items = self._run(todo, vectors=True)
+        if items is None:
+            if not quiet:
+                notice("this index keeps vectors in sqlite-vec, which this Python cannot load; "
+                       "vectors not made (`cursor-memory rebuild` makes an index this Python "
+                       "can use)")
+            return 0
         if not items:
             return 0
         done = 0
@@ -144,12 +153,15 @@ class Memory:
             done += self._run(write, vectors=True)
             if progress:
                 progress(min(start + batch, len(items)), len(items))
+            if deadline is not None and time.monotonic() > deadline:
+                break  # the rest waits for the next sync
         return done
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, type=None,
                memory_type=None, since=None, until=None, sync: bool = True):
         """Search memory. `mode`: hybrid (keywords + vectors, fused), fts, or vector.
-        Filters: type (fact/preference/action/session_summary/core), memory_type (W/B/O/S),
+        Filters: type (fact/preference/action/session_summary/core; transcript, the archived
+        turns, only when asked for), memory_type (W/B/O/S),
         since/until (a date or ISO time). Returns a list of Hits with `.notes`."""
         from . import vectors
         from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
@@ -174,8 +186,9 @@ class Memory:
                 notes.append("no embedding model available: keyword results only "
                              "(see `cursor-memory model download`)")
             else:
-                self._fill_vectors(embedder, limit=512)  # what was saved a moment ago
+                self._fill_vectors(embedder, limit=512, quiet=True)  # saved a moment ago
         depth = max(50, 5 * limit)
+        fusion = self._fusion()
         qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None
 
         def run(conn):
@@ -186,9 +199,29 @@ class Memory:
                     vec = vector_candidates(conn, qvec, filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
-            return collapse(load_hits(conn, fuse(fts, vec)))[:limit]
+            return collapse(load_hits(conn, fuse(fts, vec, *fusion)))[:limit]
 
         return Results(self._run(run, vectors=qvec is not None), notes)
+
+    def _fusion(self):
+        """(RRF k, vector weight): config.json keys `rrf_k` and `vector_weight`."""
+        from .config import load_config
+        from .search import RRF_K, VECTOR_WEIGHT
+
+        cfg = load_config(self.root)
+        try:
+            return float(cfg.get("rrf_k", RRF_K)), float(cfg.get("vector_weight", VECTOR_WEIGHT))
+        except (TypeError, ValueError):
+            notice("config.json: rrf_k and vector_weight must be numbers; using the defaults")
+            return RRF_K, VECTOR_WEIGHT
+
+    def context(self, *, search_command: str | None = None) -> str:
+        """The sessionStart context (MEMORY.md, recent facts by seed 004's decay policy, the
+        last summary), fenced as data and within `context_budget` characters."""
+        from .context import build
+
+        self.sync(embed=False)
+        return build(self, search_command=search_command)
 
     # --- maintenance -------------------------------------------------------------------
 
@@ -227,7 +260,7 @@ class Memory:
         """(model, dims, {(id, hash): vector}) from the index being replaced, when it can
         still be read and its vectors are of the configured model."""
         from . import embeddings, vectors
-        from .index import get_meta, open_connection, vector_store
+        from .index import get_meta, open_connection
 
         if not self.index.path.exists():
             return None
@@ -236,8 +269,7 @@ class Memory:
         except Exception:  # noqa: BLE001 - unreadable: nothing to carry
             return None
         try:
-            if (get_meta(conn, "vector_store") != vector_store()
-                    or get_meta(conn, "embedding_model") != embeddings.model_identity(self.root)
+            if (get_meta(conn, "embedding_model") != embeddings.model_identity(self.root)
                     or not vectors.table_exists(conn)
                     or (get_meta(conn, "vector_store") == "vec0" and not conn.vec)):
                 return None

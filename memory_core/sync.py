@@ -245,8 +245,12 @@ def to_chunk(rel: str, record: dict):
     kind = record.get("type")
     if not isinstance(kind, str):
         raise ValueError("missing 'type'")
+    if kind == "transcript":  # archived turns: keyword-searchable on request, never embedded
+        role = record.get("role") if isinstance(record.get("role"), str) else None
+        return _row(rid, _need_text(record, "content"), "transcript", None, [], 1.0, rel, rid,
+                    _timestamp(record, "timestamp"), None, role, [rid])
     if kind not in KINDS:
-        return None  # session events and transcripts are not memories to search
+        return None  # session events are not memories to search
     memory_type = record.get("memory_type")
     if memory_type is not None and not isinstance(memory_type, str):
         raise ValueError("'memory_type' must be text")

@@ -57,8 +57,10 @@ def prepare(conn, identity: str, dims: int) -> None:
 
 
 def pending(conn, limit: int | None = None) -> list:
-    """Chunks without a current vector: [(pk, hash, text to embed)]."""
-    sql = ("SELECT pk, hash, content, context FROM chunks WHERE vec_hash IS NOT hash ORDER BY pk"
+    """Chunks without a current vector: [(pk, hash, text to embed)]. Archived transcript
+    turns are not embedded: they are many, long, and searched by keyword on request."""
+    sql = ("SELECT pk, hash, content, context FROM chunks WHERE vec_hash IS NOT hash "
+           "AND type != 'transcript' ORDER BY pk"
            + (f" LIMIT {int(limit)}" if limit else ""))
     return [(pk, h, embed_text(content, context)) for pk, h, content, context in conn.execute(sql)]
 

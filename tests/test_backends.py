@@ -79,11 +79,27 @@ def test_vector_search_works_with_the_stdlib_driver(tmp_path):
     assert top == FACTS[0] and zh == FACTS[3] and len(order) == 4
 
 
-def test_an_index_made_where_vec0_loads_is_rebuilt_where_it_cannot(tmp_path, monkeypatch, capsys):
+def test_a_vec0_index_stays_usable_by_a_python_without_sqlite_vec(tmp_path, monkeypatch, capsys):
     root = tmp_path / "m"
     _answers(root)
     monkeypatch.setenv("CURSOR_MEMORY_SQLITE", "numpy")
     mem = Memory(root)
+    mem.save_fact("新的事实：部署窗口在周四")
+    hits = mem.search("部署窗口")  # keywords work, and nothing is rebuilt
+    assert hits[0].content == "新的事实：部署窗口在周四" and hits[0].vec_rank is None
+    assert "rebuilding" not in capsys.readouterr().err
+    assert mem.stats()["vector_store"] == "vec0" and mem.stats()["vectors"] == 4
+    monkeypatch.delenv("CURSOR_MEMORY_SQLITE")
+    assert Memory(root).sync().embedded == 1  # a Python that can load it catches up
+
+
+def test_rebuild_moves_vectors_into_the_store_this_python_can_use(tmp_path, monkeypatch):
+    root = tmp_path / "m"
+    monkeypatch.setenv("CURSOR_MEMORY_SQLITE", "numpy")
+    _answers(root)
+    monkeypatch.delenv("CURSOR_MEMORY_SQLITE")
+    mem = Memory(root)
+    report = mem.rebuild()
+    assert report.embedded == 0  # carried over, not recomputed
+    assert mem.stats()["vector_store"] == "vec0"
     assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]
-    assert "vector_store" in capsys.readouterr().err
-    assert mem.stats()["vector_store"] == "blob"

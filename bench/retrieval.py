@@ -69,7 +69,10 @@ def score(gold: list[str], hits) -> dict:
         return [g for g in gold if any(matches(g, h) for h in hits[:k])]
     first = next((i for i, h in enumerate(hits[:10], 1) if any(matches(g, h) for g in gold)), None)
     return {"r5": len(found(5)) / len(gold), "r10": len(found(10)) / len(gold),
-            "hit5": 1.0 if found(5) else 0.0, "mrr": 1.0 / first if first else 0.0}
+            "hit5": 1.0 if found(5) else 0.0, "mrr": 1.0 / first if first else 0.0,
+            # the first gold id is the one that must come first (devmem lists the newest
+            # value first for its latest-value questions)
+            "top1": 1.0 if hits and matches(gold[0], hits[0]) else 0.0}
 
 
 def run_store(name: str, folder: Path, modes, max_queries: int | None, work: Path) -> dict:
@@ -104,7 +107,8 @@ def run_store(name: str, folder: Path, modes, max_queries: int | None, work: Pat
 def summarise(rows: list[dict]) -> dict:
     n = len(rows)
     return {"n": n, **{m: round(sum(r[m] for r in rows) / n, 3) if n else 0.0
-                       for m in ("r5", "r10", "hit5", "mrr")}}
+                       for m in ("r5", "r10", "hit5", "mrr")},
+            "top1_is_first_gold": int(sum(r["top1"] for r in rows))}
 
 
 def dataset_of(store: str) -> str:
@@ -149,10 +153,11 @@ def markdown(results: dict, modes) -> str:
         cats = entry["modes"][modes[-1]]["categories"]
         if len(cats) > 1:
             lines += ["", f"{ds}, by category ({modes[-1]}):", "",
-                      "| category | queries | R@5 | R@10 | hit@5 | MRR@10 |", "|---|---|---|---|---|---|"]
+                      "| category | queries | R@5 | R@10 | hit@5 | MRR@10 | top-1 is first gold |",
+                      "|---|---|---|---|---|---|---|"]
             for c, o in cats.items():
                 lines.append(f"| {c} | {o['n']} | {o['r5']:.3f} | {o['r10']:.3f} | "
-                             f"{o['hit5']:.3f} | {o['mrr']:.3f} |")
+                             f"{o['hit5']:.3f} | {o['mrr']:.3f} | {o['top1_is_first_gold']}/{o['n']} |")
     return "\n".join(lines)
 
 

@@ -128,7 +128,7 @@ def _search(args) -> int:
         where = f"{h.section} ({h.source_file})" if h.section else h.source_file
         ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
                                       f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
-        print(f"{i}. [{label}] {h.content}")
+        print(f"{i}. [{label}] " + h.content.replace("\n", "\n   "))
         print(f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
               f"score {h.score:.4f} ({ranks})")
         if len(h.evidence) > 1:

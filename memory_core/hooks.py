@@ -106,11 +106,15 @@ def log(root: Path | None, message: str) -> None:
 
 def run(event: str, stdin=None, stdout=None) -> int:
     """Entry point of every hook script: handle one event, print one JSON object, exit 0."""
+    import io
+
     stdin = stdin if stdin is not None else getattr(sys.stdin, "buffer", sys.stdin)
     stdout = stdout or sys.stdout
     root = None
     out: dict = {}
     started = time.perf_counter()
+    notes, real_stderr = io.StringIO(), sys.stderr
+    sys.stderr = notes  # notices go to hooks.log, not to the IDE's hook output
     try:
         payload, problem = read_payload(stdin)
         project = project_of(payload)
@@ -127,6 +131,10 @@ def run(event: str, stdin=None, stdout=None) -> int:
         log(root, f"{event}: error {type(e).__name__}: {e} | "
                   + " / ".join(traceback.format_exc().strip().splitlines()[-4:]))
         out = {}
+    finally:
+        sys.stderr = real_stderr
+        for line in notes.getvalue().splitlines():
+            log(root, f"{event}: {line}")
     try:
         stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         stdout.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .config import MemoryError, resolve_memory_dir
@@ -185,6 +186,15 @@ def _model(args) -> int:
     return 0
 
 
+def _doctor(args) -> int:
+    from . import doctor
+    from .config import find_project
+
+    project = args.project or (None if args.memory_dir or os.environ.get("CURSOR_MEMORY_DIR")
+                               else find_project())
+    return doctor.run(_memory(args), project)
+
+
 def _install(args) -> int:
     from . import install
     from .config import find_project
@@ -258,6 +268,8 @@ def main(argv=None) -> int:
                     _install),
         "uninstall": ("remove exactly what install added (the memory stays)",
                       lambda p: p.add_argument("--project"), _install),
+        "doctor": ("check the files, index, model, locks and hooks; exit 1 if something needs you",
+                   lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor),
         "model": ("the embedding model: `model download`, `model info`",
                   lambda p: p.add_argument("model_command", choices=("download", "info")), _model),
     }

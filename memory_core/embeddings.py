@@ -82,6 +82,7 @@ def _load(name: str, path: str | None) -> Embedder:
     try:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from fastembed import TextEmbedding
+        _quiet_fastembed()
     except ImportError:
         raise MemoryError("fastembed is not installed; keyword search only") from None
     kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True}
@@ -102,6 +103,16 @@ def _load(name: str, path: str | None) -> Embedder:
     return embedder
 
 
+def _quiet_fastembed() -> None:
+    """fastembed logs an ERROR through loguru when a model is not on disk; we say it once,
+    our way."""
+    try:
+        from loguru import logger
+        logger.disable("fastembed")
+    except ImportError:
+        pass
+
+
 def download(root) -> str:
     """Fetch the configured model into the persistent cache (with huggingface's progress
     bars). The only place that goes to the network."""
@@ -110,6 +121,11 @@ def download(root) -> str:
         raise MemoryError(f"the model is configured as a local folder ({path}); nothing to download")
     os.environ.pop("HF_HUB_OFFLINE", None)
     from fastembed import TextEmbedding
+    try:
+        from loguru import logger
+        logger.enable("fastembed")
+    except ImportError:
+        pass
 
     cache = model_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)

@@ -262,6 +262,8 @@ def session_end(mem, payload: dict, host: str, project: Path) -> dict:
         log(mem.root, "sessionEnd: another cleanup held the lock too long; skipped")
         return {}
     try:
+        from .locks import remove_stale_temps
+        remove_stale_temps(mem.root)
         deadline = time.monotonic() + SESSION_END_SECONDS
         mem.sync(embed=True, deadline=deadline)
         report = consolidate.consolidate(mem, mem.embedder(quiet=True))
@@ -307,8 +309,9 @@ def context_text(mem, *, fresh: bool = False) -> str:
     text = build(mem, search_command=script_command("search_memory.py"))
     try:
         tmp = cache.with_name(f"{CONTEXT_CACHE}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"signature": signature, "text": text}, ensure_ascii=False),
-                       encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"signature": signature, "text": text}, f, ensure_ascii=False)
         os.replace(tmp, cache)
     except OSError:
         pass

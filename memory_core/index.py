@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .chunking import CHUNKER_VERSION
-from .locks import LockFile
+from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
 SCHEMA_VERSION = "1"
@@ -146,6 +146,7 @@ def open_connection(path, *, vectors: bool = False, fresh_ok: bool = True):
     loaded when this Python can (`conn.vec` says whether it did)."""
     mod = _module(vectors)
     conn = mod.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+    _private(path)
     try:
         conn.execute("PRAGMA busy_timeout=30000")
         conn.execute("PRAGMA journal_mode=WAL")
@@ -165,6 +166,17 @@ def open_connection(path, *, vectors: bool = False, fresh_ok: bool = True):
     except BaseException:
         conn.close()
         raise
+
+
+def _private(path) -> None:
+    """The index holds the user's memories: 0600 (SQLite gives its -wal and -shm files the
+    same mode)."""
+    if os.name == "posix":
+        try:
+            if os.stat(path).st_mode & 0o077:
+                os.chmod(path, 0o600)
+        except OSError:
+            pass
 
 
 class _Conn:
@@ -278,7 +290,7 @@ class Index:
         for p in self.root.glob(INDEX_FILE + ".rebuild-*"):
             m = re.search(r"rebuild-(\d+)", p.name)
             try:
-                stale = not m or not _alive(int(m.group(1))) or time.time() - p.stat().st_mtime > 3600
+                stale = not m or not pid_alive(int(m.group(1))) or time.time() - p.stat().st_mtime > 3600
             except OSError:
                 continue
             if stale:
@@ -293,17 +305,3 @@ class Index:
             except FileNotFoundError:
                 pass
         return path
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False

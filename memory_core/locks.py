@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 try:
     import fcntl
@@ -95,3 +96,32 @@ def holder(path) -> tuple[int, float] | None:
             return (0, 0.0)
     finally:
         os.close(fd)
+
+
+def pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+
+
+def remove_stale_temps(folder) -> list:
+    """Delete `<name>.<pid>.tmp` files whose writer is dead (a kill -9 mid-write)."""
+    import re
+    removed = []
+    for p in Path(folder).glob("*.tmp"):
+        m = re.search(r"\.(\d+)\.tmp$", p.name)
+        if m and not pid_alive(int(m.group(1))):
+            try:
+                p.unlink()
+                removed.append(p.name)
+            except OSError:
+                pass
+    return removed

@@ -237,10 +237,11 @@ class Memory:
 
     def _rebuild_text(self):
         from .index import ensure_schema, open_connection
-        from .locks import LockFile
+        from .locks import LockFile, remove_stale_temps
         from .sync import sync_text
 
         with LockFile(self.root / "rebuild.lock"):
+            remove_stale_temps(self.root)
             carried = self._old_vectors()
             tmp = self.index.temp_path()
             conn = open_connection(tmp, vectors=bool(carried))

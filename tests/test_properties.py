@@ -1,0 +1,80 @@
+"""Property-based tests: the JSONL writer/reader round trip, the CJK/ASCII tokenizer and the
+query parser hold for any input hypothesis can think of."""
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory_core import Memory, jsonl
+from memory_core.text import index_terms, match_expression, query_terms
+
+# any text: CJK, ASCII punctuation, emoji, combining marks, control characters (no lone
+# surrogates: they are not valid in UTF-8 files)
+TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
+MIXED = st.text(st.sampled_from(list("缓存会话决定使用数据库迁移锁 abcRedisJWT_-/.:0123456789\"'()*^{}")),
+                max_size=60)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(TEXT, children, max_size=4),
+    max_leaves=12)
+RECORDS = st.lists(st.dictionaries(TEXT, JSON, max_size=6), min_size=1, max_size=8)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(RECORDS)
+def test_jsonl_round_trip(records):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "x.jsonl"
+        for r in records:
+            jsonl.append(path, r)
+        batch = jsonl.read(path)
+    assert not batch.skipped
+    assert [r for _, r in batch.records] == records
+
+
+def _fts():
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE f USING fts5(content, entities, "
+               "tokenize='porter unicode61 remove_diacritics 2')")
+    return db
+
+
+@settings(max_examples=300)
+@given(TEXT | MIXED)
+def test_any_query_gives_an_expression_fts5_accepts(query):
+    query_terms(query)
+    expr = match_expression(query)
+    if expr:
+        _fts().execute("SELECT * FROM f WHERE f MATCH ?", (expr,)).fetchall()
+
+
+@settings(max_examples=300)
+@given(TEXT | MIXED)
+def test_a_text_is_always_found_by_searching_for_itself(text):
+    terms = index_terms(text)
+    expr = match_expression(text)
+    if not expr:
+        return
+    db = _fts()
+    db.execute("INSERT INTO f VALUES (?, '')", (terms,))
+    assert db.execute("SELECT count(*) FROM f WHERE f MATCH ?", (expr,)).fetchone()[0] == 1
+
+
+_MEM = None
+
+
+def _memory():
+    global _MEM
+    if _MEM is None:
+        _MEM = Memory(Path(tempfile.mkdtemp()) / "m")
+        _MEM.save_fact("决定使用 Redis 作为会话缓存 (JWT_SECRET in src/auth/jwt.ts)")
+        _MEM.sync(embed=False)
+    return _MEM
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT | MIXED)
+def test_search_never_raises(query):
+    _memory().search(query, mode="fts", sync=False)

@@ -11,7 +11,12 @@ from .config import MemoryError, resolve_memory_dir
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but an error is one line (the agent reads it) and exits 2."""
+    """argparse, but an error is one line (the agent reads it) and exits 2, and help is a
+    fixed width (asking the terminal costs every save a `shutil` import)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", lambda prog: argparse.HelpFormatter(prog, width=100))
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")

@@ -319,15 +319,19 @@ def context_text(mem, *, fresh: bool = False) -> str:
 
 
 def _signature(root: Path) -> list:
-    """What the context depends on: the day, and the size and mtime of every source file
-    (daily files other than the last week's cannot matter, but are cheap to include)."""
-    from .config import today
-    from .sync import source_files
+    """What the context is made from: the day, config.json, MEMORY.md, facts.jsonl,
+    sessions.jsonl and the last week's daily files (sizes and mtimes)."""
+    from datetime import timedelta
 
-    sig: list = [today().isoformat()]
-    for rel in source_files(root) + ["config.json"]:
+    from .config import today
+
+    day = today()
+    names = ["config.json", "MEMORY.md", "facts.jsonl", "sessions.jsonl"] + [
+        f"daily/{day - timedelta(days=k)}.jsonl" for k in range(8)]
+    sig: list = [day.isoformat()]
+    for rel in names:
         try:
-            st = os.stat(Path(root) / rel)
+            st = os.stat(os.path.join(root, rel))
             sig.append([rel, st.st_size, st.st_mtime_ns])
         except FileNotFoundError:
             pass

@@ -234,6 +234,7 @@ def install(project, *, claude: bool = False, python: str | None = None) -> list
 
     from .memory import Memory
     Memory(project / DATA_SUBDIR)
+    _compile_package()
     done.append(f"memory: {DATA_SUBDIR.as_posix()}/")
     manifest["created_hooks_json"] = created_hooks
     manifest["python"] = python
@@ -250,6 +251,13 @@ def _restore(path: Path, cleaned: dict, original: str | None) -> None:
     except ValueError:
         pass
     _write(path, json.dumps(cleaned, indent=2, ensure_ascii=False) + "\n")
+
+
+def _compile_package() -> None:
+    """Byte-compile memory_core once: editable installs and PYTHONDONTWRITEBYTECODE leave it
+    as source, and every hook and save would then compile it again (~10 ms each)."""
+    import compileall
+    compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=1)
 
 
 def uninstall(project) -> list:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 
 from .locks import lock_fd, unlock_fd
 
@@ -58,14 +57,15 @@ def _inode(path) -> int | None:
         return None
 
 
-@dataclass
 class Batch:
     """What one read produced: records with their line numbers, where to resume, and the
-    lines that were skipped (as `file:line: why`)."""
-    records: list = field(default_factory=list)  # [(line_no, dict)]
-    offset: int = 0
-    line_no: int = 0
-    skipped: list = field(default_factory=list)  # [(line_no, reason)]
+    lines that were skipped. (A plain class: dataclasses costs save_fact 6 ms to import.)"""
+
+    def __init__(self, offset: int = 0, line_no: int = 0):
+        self.records: list = []  # [(line_no, dict)]
+        self.offset = offset
+        self.line_no = line_no
+        self.skipped: list = []  # [(line_no, reason)]
 
 
 def read(path, offset: int = 0, line_no: int = 0) -> Batch:

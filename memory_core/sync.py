@@ -48,13 +48,16 @@ class SyncReport:
 
 
 def source_files(root: Path) -> list[str]:
-    """The source of truth, relative to the memory folder, in sync order."""
+    """The source of truth, relative to the memory folder, in sync order. (os.scandir, not
+    pathlib: sessionStart lists a year of daily files on every start.)"""
     out = [name for name in ("MEMORY.md", "facts.jsonl", "sessions.jsonl")
-           if (root / name).is_file()]
-    daily = root / "daily"
-    if daily.is_dir():
-        out += sorted(f"daily/{p.name}" for p in daily.iterdir()
-                      if p.name.endswith(".jsonl") and p.is_file())
+           if os.path.isfile(os.path.join(root, name))]
+    try:
+        with os.scandir(os.path.join(root, "daily")) as it:
+            out += sorted("daily/" + e.name for e in it
+                          if e.name.endswith(".jsonl") and e.is_file())
+    except FileNotFoundError:
+        pass
     return out
 
 

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Performance benchmark: hooks, writes, sync and search on synthetic stores of 1k, 10k and
+100k records, each figure beside a floor measured in the same run (these machines are
+shared and noisy, so ratios are what compare).
+
+    python bench/perf.py                         # 1k, 10k, 100k (~15 min on 2 cores)
+    python bench/perf.py --sizes 1000 --runs 5   # quick
+    python bench/perf.py --sizes 1000000 --only build   # the 1M build (time, sizes)
+
+Writes bench/results/perf.json and perf.md. Embedding figures use the offline test model
+(all-MiniLM-L6-v2 int8, 384 dimensions), not the production default.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+PY = sys.executable
+NOW = "2026-10-15T12:00:00Z"
+
+# --- a realistic store -------------------------------------------------------------------
+
+ZH = ("缓存 数据库 迁移 部署 接口 用户 配置 测试 性能 监控 日志 权限 认证 队列 任务 看板 前端 后端 索引 "
+      "连接池 超时 限流 告警 回滚 发布 镜像 集群 备份 延迟 并发 事务 分页 导出 报表 邮件 通知 登录 会话 "
+      "令牌 密码 加密 依赖 升级 重构 组件 样式 路由 状态 请求 响应 错误 重试 版本 分支 合并 审查 文档 "
+      "需求 设计 原型 上线 环境 变量 脚本 命令 服务 容器 节点 负载 存储 文件 上传 下载 搜索 排序 过滤").split()
+ZH_GLUE = "决定 改成 使用 需要 不要 已经 暂时 统一 默认 每天 每次 之后 之前 现在 以后 负责 支持 保留".split()
+EN = ("cache database migration deploy endpoint user config test latency monitor log permission "
+      "auth queue task board frontend backend index pool timeout limit alert rollback release image "
+      "cluster backup concurrency transaction page export report email notify login session token "
+      "encrypt dependency upgrade refactor component style route state request response error retry "
+      "version branch merge review docs").split()
+EN_GLUE = "we switched to use the for with and on after before now by default every keep".split()
+IDS = ["apps/api/src/{}.ts", "REDIS_{}_TTL", "pnpm {}", "orbit:{}:cache", "v{}.{}.0", "{}-service",
+       "docs/{}.md", "src/{}/index.ts"]
+
+
+def sentence(rng: random.Random) -> str:
+    """20-150 characters of Chinese, English or both, with an identifier or a number now and
+    then: the kind of line agents save."""
+    parts = []
+    lang = rng.random()
+    for _ in range(rng.randint(4, 12)):
+        r = rng.random()
+        if lang < 0.4 or (lang < 0.8 and r < 0.5):
+            parts.append(rng.choice(ZH) + (rng.choice(ZH_GLUE) if rng.random() < 0.5 else ""))
+        else:
+            parts.append(rng.choice(EN) + " " + rng.choice(EN_GLUE))
+        if rng.random() < 0.12:
+            parts.append(rng.choice(IDS).format(rng.choice(EN), rng.randint(1, 9)))
+        if rng.random() < 0.1:
+            parts.append(str(rng.choice([30, 300, 3000, 3600, 21600, 86400, 500, 10, 14])))
+    text = " ".join(parts) if lang > 0.4 else "".join(parts)
+    return text[:150]
+
+
+def make_store(root: Path, n: int, seed: int = 1) -> dict:
+    """n memory records spread over a year of daily files, one summary per 25 records, a
+    MEMORY.md of ~4 KB. Written directly (fast), in the store format."""
+    from memory_core import jsonl
+
+    rng = random.Random(seed)
+    (root / "daily").mkdir(parents=True, exist_ok=True)
+    per_day: dict = {}
+    for i in range(n):
+        day = rng.randrange(365)
+        per_day.setdefault(day, []).append(i)
+    summaries = []
+    from datetime import date, timedelta
+    start = date(2025, 10, 16)
+    for day, items in sorted(per_day.items()):
+        d = start + timedelta(days=day)
+        recs = []
+        for k, i in enumerate(items):
+            kind = rng.choices(("fact", "preference", "action"), (7, 1, 2))[0]
+            recs.append({"id": f"log-{d:%Y%m%d}-{i:07d}", "type": kind,
+                         "memory_type": {"fact": "W", "preference": "O", "action": "B"}[kind],
+                         "content": sentence(rng), "entities": rng.sample(EN, rng.randint(0, 3)),
+                         "confidence": rng.choice([1.0, 0.9, 0.8]),
+                         "timestamp": f"{d}T{(k * 7) % 24:02d}:{k % 60:02d}:00Z",
+                         "source": {"session": f"conv-{day}"}})
+            if i % 25 == 0:
+                summaries.append({"id": f"sum-{d:%Y%m%d}-{i:07d}", "session_id": f"conv-{day}",
+                                  "topic": sentence(rng)[:40], "summary": sentence(rng) + sentence(rng),
+                                  "decisions": [sentence(rng)[:60]], "todos": [sentence(rng)[:50]],
+                                  "timestamp": f"{d}T23:00:00Z"})
+        jsonl.append(root / "daily" / f"{d}.jsonl", recs)
+    jsonl.append(root / "sessions.jsonl", summaries)
+    sections = ["## 用户偏好", "## 项目背景", "## 技术栈", "## 重要决策", "## 常用命令", "## 环境与配置",
+                "## 团队与角色", "## 注意事项"]
+    md = "# 核心记忆\n\n" + "\n\n".join(s + "\n" + "\n".join(f"- {sentence(rng)}" for _ in range(6))
+                                        for s in sections) + "\n"
+    (root / "MEMORY.md").write_text(md, encoding="utf-8")
+    return {"records": n, "summaries": len(summaries), "days": len(per_day)}
+
+
+def jsonl_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in list(root.glob("*.jsonl")) + list((root / "daily").glob("*.jsonl")))
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+def stats(samples: list) -> dict:
+    s = sorted(samples)
+    return {"median": statistics.median(s), "p10": s[max(0, int(0.1 * (len(s) - 1)))],
+            "p90": s[int(0.9 * (len(s) - 1))], "p95": s[int(0.95 * (len(s) - 1))],
+            "min": s[0], "max": s[-1], "n": len(s)}
+
+
+def wall(cmd: list, runs: int, env=None, stdin: str | None = None, before=None) -> dict:
+    """Median wall time of a whole process, in ms, and its peak RSS in MB."""
+    times, rss = [], []
+    for _ in range(runs):
+        if before:
+            before()
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        if stdin is not None:
+            p.stdin.write(stdin.encode())
+            p.stdin.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        times.append((time.perf_counter() - t) * 1000)
+        rss.append(usage.ru_maxrss / 1024)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{cmd} failed")
+    out = stats(times)
+    out["rss_mb"] = max(rss)
+    return out
+
+
+def imports_of(cmd: list, env, stdin: str | None = None) -> set:
+    out = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], input=stdin, env=env,
+                         capture_output=True, text=True)
+    return {line.split("|")[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+
+
+class Env:
+    def __init__(self, root: Path, model_env: dict):
+        self.root = root
+        self.env = dict(os.environ, **model_env, CURSOR_MEMORY_DIR=str(root), CURSOR_MEMORY_NOW=NOW)
+
+
+def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dict:
+    from memory_core import Memory, jsonl
+
+    root = work / f"store-{n}"
+    res: dict = {"records": n}
+    if not (root / "MEMORY.md").exists():
+        shutil.rmtree(root, ignore_errors=True)
+        res["store"] = make_store(root, n)
+    res["jsonl_bytes"] = jsonl_bytes(root)
+    e = Env(root, model_env)
+    os.environ.update(model_env, CURSOR_MEMORY_NOW=NOW)
+    floors = {"pass": wall([PY, "-c", "pass"], runs),
+              "import sqlite3": wall([PY, "-c", "import sqlite3"], runs)}
+    res["floors"] = floors
+
+    # text sync throughput vs raw executemany into the same FTS5 schema
+    if "sync" in only or "build" in only:
+        for p in root.glob("index.sqlite*"):
+            p.unlink()
+        mem = Memory(root)
+        t = time.perf_counter()
+        report = mem.sync(embed=False)
+        ours = time.perf_counter() - t
+        res["text_sync"] = {"seconds": ours, "chunks": report.upserted,
+                            "per_second": report.upserted / ours}
+        res["text_sync"]["floor_per_second"] = raw_fts_rate(root)
+    # embedding throughput vs raw fastembed on the same texts
+    if "embed" in only or "build" in only:
+        mem = Memory(root)
+        emb = mem.embedder()
+        sample = min(n, 3000) if "build" not in only else n
+        res["embed"] = embed_rates(mem, emb, sample)
+    if "build" in only:
+        res["index_bytes"] = (root / "index.sqlite").stat().st_size
+        res["vector_bytes"] = res["embed"]["vectors"] * 384 * 4
+        return res
+    mem = Memory(root)
+    mem.sync()  # everything embedded, for the search figures
+    res["index_bytes"] = (root / "index.sqlite").stat().st_size
+    with_vec = mem.stats()["vectors"]
+    res["vector_bytes"] = with_vec * 384 * 4
+
+    hook = str(REPO / "scripts" / "load_memory.py")
+    payload = json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
+                          "generation_id": "g", "workspace_roots": [str(work)]})
+    subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
+    res["save_fact"] = wall([PY, str(REPO / "scripts/save_fact.py"), "--content",
+                             "决定使用 Redis 作为会话缓存 bench", "--memory-dir", str(root)], runs, e.env)
+    res["save_fact"]["imports_heavy"] = sorted(imports_of(
+        [PY, str(REPO / "scripts/save_fact.py"), "--content", "x", "--memory-dir", str(root)], e.env)
+        & {"sqlite3", "numpy", "fastembed", "onnxruntime"})
+    subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)  # the saves
+    res["session_start"] = wall([PY, hook], runs, e.env, stdin=payload)
+    res["session_start"]["imports_heavy"] = sorted(imports_of([PY, hook], e.env, payload)
+                                                   & {"numpy", "fastembed", "onnxruntime"})
+    today = root / "daily" / "2026-10-15.jsonl"
+    counter = iter(range(10 ** 9))
+
+    def add_500():
+        k = next(counter)
+        jsonl.append(today, [{"id": f"log-new-{k}-{i}", "type": "fact", "memory_type": "W",
+                              "content": sentence(random.Random(i + k)),
+                              "timestamp": "2026-10-15T11:00:00Z"} for i in range(500)])
+
+    res["session_start_500_new"] = wall([PY, hook], max(3, runs // 2), e.env, stdin=payload,
+                                        before=add_500)
+    mem.sync()
+
+    queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+    res["search_inproc"] = search_inproc(mem, queries)
+    search = str(REPO / "scripts/search_memory.py")
+    res["search_fts_cold"] = wall([PY, search, queries[0], "--mode", "fts", "--memory-dir", str(root)],
+                                  runs, e.env)
+    res["search_hybrid_cold"] = wall([PY, search, queries[1], "--memory-dir", str(root)],
+                                     max(3, runs // 2), e.env)
+    floor_code = ("import os\nfrom fastembed import TextEmbedding\n"
+                  "m = TextEmbedding(os.environ['CURSOR_MEMORY_MODEL'], specific_model_path="
+                  "os.environ['CURSOR_MEMORY_MODEL_PATH'])\nlist(m.query_embed('x'))")
+    res["floors"]["model_load_embed"] = wall([PY, "-c", floor_code], max(3, runs // 2), e.env)
+    return res
+
+
+def raw_fts_rate(root: Path) -> float:
+    """Rows per second for a bare executemany of ready rows into the same schema (chunks
+    table, external-content FTS5, triggers with our tokenizer): the floor for text sync."""
+    import sqlite3
+    from memory_core import jsonl
+    from memory_core.index import SCHEMA, _statements
+    from memory_core.sync import _COLUMNS, to_chunk, source_files
+    from memory_core.text import index_terms
+
+    rows = []
+    for rel in source_files(root):
+        if rel.endswith(".jsonl"):
+            for _, rec in jsonl.read(root / rel).records:
+                try:
+                    row = to_chunk(rel, rec)
+                except ValueError:
+                    continue
+                if row:
+                    rows.append(row)
+    with tempfile.TemporaryDirectory() as d:
+        db = sqlite3.connect(Path(d) / "raw.sqlite", isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.create_function("cm_terms", 1, index_terms, deterministic=True)
+        for stmt in _statements(SCHEMA):
+            db.execute(stmt)
+        t = time.perf_counter()
+        db.execute("BEGIN")
+        db.executemany(f"INSERT INTO chunks({', '.join(_COLUMNS)}) VALUES "
+                       f"({', '.join('?' * len(_COLUMNS))})", rows)
+        db.execute("COMMIT")
+        seconds = time.perf_counter() - t
+        db.close()
+    return len(rows) / seconds
+
+
+def embed_rates(mem, emb, sample: int) -> dict:
+    """Our embedding sync vs a bare fastembed embed() of the same texts."""
+    from memory_core import vectors
+
+    def reset(conn):
+        with conn.transaction():
+            conn.execute("UPDATE chunks SET vec_hash = NULL")
+        return [t for _, _, t in vectors.pending(conn, sample)]
+
+    texts = mem._run(reset, vectors=True)
+    t = time.perf_counter()
+    list(emb.model.passage_embed(texts, batch_size=64))
+    raw = len(texts) / (time.perf_counter() - t)
+    mem._run(reset, vectors=True)
+    t = time.perf_counter()
+    done = mem._fill_vectors(emb, limit=sample)
+    ours = done / (time.perf_counter() - t)
+    left = mem.sync().embedded  # the rest, untimed, so search has every vector
+    return {"texts": len(texts), "per_second": ours, "floor_per_second": raw,
+            "vectors": done + left}
+
+
+def search_inproc(mem, queries) -> dict:
+    """Hybrid search through the public API, warm model, plus the raw floor: the same FTS5
+    query and vector KNN issued directly."""
+    from memory_core.search import Filters, fts_candidates, vector_candidates
+
+    emb = mem.embedder()
+    for q in queries[:5]:
+        mem.search(q)  # warm up
+    ours = []
+    for q in queries:
+        t = time.perf_counter()
+        mem.search(q, limit=10)
+        ours.append((time.perf_counter() - t) * 1000)
+    floor = []
+
+    def raw(conn):
+        for q in queries:
+            t = time.perf_counter()
+            v = emb.embed_query(q)
+            fts_candidates(conn, q, Filters(), 50)
+            vector_candidates(conn, v, Filters(), 50)
+            floor.append((time.perf_counter() - t) * 1000)
+
+    mem._run(raw, vectors=True)
+    return {"ours": stats(ours), "floor": stats(floor)}
+
+
+# --- report ------------------------------------------------------------------------------
+
+def table(results: dict) -> str:
+    lines = ["| what | size | ours (median) | floor (median) | ratio | target | met |",
+             "|---|---|---|---|---|---|---|"]
+
+    def row(what, n, ours, floor, ratio, target, met):
+        lines.append(f"| {what} | {n} | {ours} | {floor} | {ratio} | {target} | {'yes' if met else '**no**'} |")
+
+    for n, r in results.items():
+        f = r["floors"]
+        if "save_fact" in r:
+            x, p = r["save_fact"]["median"], f["pass"]["median"]
+            row("save_fact.py wall", n, f"{x:.0f} ms", f"{p:.0f} ms (python -c pass)", f"{x / p:.2f}×",
+                "≤ 3×", x / p <= 3)
+            x, s = r["session_start"]["median"], f["import sqlite3"]["median"]
+            heavy = r["session_start"]["imports_heavy"]
+            row("load_memory.py, nothing new", n, f"{x:.0f} ms", f"{s:.0f} ms (import sqlite3)",
+                f"{x / s:.2f}×", "≤ 120 ms, ≤ 5×, no numpy/fastembed",
+                x <= 120 and x / s <= 5 and not heavy)
+            x = r["session_start_500_new"]["median"]
+            row("load_memory.py, 500 new lines", n, f"{x:.0f} ms", f"{s:.0f} ms", f"{x / s:.2f}×",
+                "≤ 300 ms", x <= 300)
+        if "text_sync" in r:
+            t = r["text_sync"]
+            row("text-only sync", n, f"{t['per_second']:,.0f} rec/s", f"{t['floor_per_second']:,.0f} rec/s (raw executemany)",
+                f"{t['per_second'] / t['floor_per_second']:.0%}", "≥ 20k rec/s, ≥ 50%",
+                t["per_second"] >= 20000 and t["per_second"] / t["floor_per_second"] >= 0.5)
+        if "embed" in r:
+            t = r["embed"]
+            row("embedding sync", n, f"{t['per_second']:,.0f} texts/s", f"{t['floor_per_second']:,.0f} texts/s (raw embed)",
+                f"{t['per_second'] / t['floor_per_second']:.0%}", "≥ 85%",
+                t["per_second"] / t["floor_per_second"] >= 0.85)
+        if "search_inproc" in r:
+            s = r["search_inproc"]
+            row("hybrid search in process (p50 / p95)", n,
+                f"{s['ours']['median']:.1f} / {s['ours']['p95']:.1f} ms",
+                f"{s['floor']['median']:.1f} / {s['floor']['p95']:.1f} ms (raw FTS5 + KNN + embed)",
+                f"{s['ours']['median'] / s['floor']['median']:.2f}×", "p50 ≤ 30, p95 ≤ 60 ms",
+                s["ours"]["median"] <= 30 and s["ours"]["p95"] <= 60)
+            x, s3 = r["search_fts_cold"]["median"], f["import sqlite3"]["median"]
+            row("search_memory.py --mode fts, cold", n, f"{x:.0f} ms", f"{s3:.0f} ms (import sqlite3)",
+                f"{x / s3:.2f}×", "≤ 150 ms", x <= 150)
+            x, m = r["search_hybrid_cold"]["median"], f["model_load_embed"]["median"]
+            row("search_memory.py hybrid, cold", n, f"{x:.0f} ms", f"{m:.0f} ms (import + load + embed)",
+                f"{x / m:.2f}×", "≤ 1.3×", x / m <= 1.3)
+            rss = r["search_hybrid_cold"]["rss_mb"]
+            row("peak RSS, hybrid search", n, f"{rss:.0f} MB", "", "", "≤ 400 MB", rss <= 400)
+        if "index_bytes" in r:
+            floor = r["jsonl_bytes"] + r["vector_bytes"]
+            row("index.sqlite size", n, f"{r['index_bytes'] / 1e6:.1f} MB",
+                f"{floor / 1e6:.1f} MB (JSONL + raw vectors)", f"{r['index_bytes'] / floor:.2f}×",
+                "≤ 2×", r["index_bytes"] / floor <= 2)
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--only", default="all", help="all, or build (sync + embed + sizes only)")
+    ap.add_argument("--work", type=Path, help="keep generated stores here (reused next run)")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "perf.json")
+    args = ap.parse_args(argv)
+    from offline_model import MODEL_NAME, model_dir
+    model_env = {"CURSOR_MEMORY_MODEL": MODEL_NAME, "CURSOR_MEMORY_MODEL_PATH": model_dir()}
+    only = {"sync", "embed", "all"} if args.only == "all" else {args.only}
+    work = args.work or Path(tempfile.mkdtemp(prefix="cursor-memory-perf-"))
+    work.mkdir(parents=True, exist_ok=True)
+    results = {}
+    started = time.perf_counter()
+    try:
+        for n in [int(x) for x in args.sizes.split(",")]:
+            t = time.perf_counter()
+            results[n] = bench_size(n, work, args.runs, only, model_env)
+            print(f"{n}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+    md = table(results)
+    doc = {"command": "python bench/perf.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+           "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, offline test model)",
+           "seconds": round(time.perf_counter() - started), "results": results}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=1, default=str))
+    args.out.with_suffix(".md").write_text(md + "\n")
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -121,25 +120,29 @@ def stats(samples: list) -> dict:
 
 
 def wall(cmd: list, runs: int, env=None, stdin: str | None = None, before=None) -> dict:
-    """Median wall time of a whole process, in ms, and its peak RSS in MB."""
-    times, rss = [], []
+    """Median wall time of a whole process, in ms."""
+    times = []
     for _ in range(runs):
         if before:
             before()
         t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        if stdin is not None:
-            p.stdin.write(stdin.encode())
-            p.stdin.close()
-        _, status, usage = os.wait4(p.pid, 0)
+        out = subprocess.run(cmd, input=stdin, env=env, capture_output=True, text=True)
         times.append((time.perf_counter() - t) * 1000)
-        rss.append(usage.ru_maxrss / 1024)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{cmd} failed")
-    out = stats(times)
-    out["rss_mb"] = max(rss)
-    return out
+        if out.returncode != 0:
+            raise RuntimeError(f"{cmd} failed: {out.stderr[-500:]}")
+    return stats(times)
+
+
+_PEAK = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_path(sys.argv[0], "
+         "run_name='__main__')\nexcept SystemExit:\n    pass\nfinally:\n    print([l for l in "
+         "open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1], file=sys.stderr)")
+
+
+def peak_rss_mb(cmd: list, env) -> float:
+    """Peak RSS of a Python script's run, from /proc/self/status VmHWM. (wait4's ru_maxrss
+    carries the forking parent's peak across exec on Linux: useless from a big parent.)"""
+    out = subprocess.run([cmd[0], "-c", _PEAK, *cmd[1:]], env=env, capture_output=True, text=True)
+    return int(out.stderr.strip().splitlines()[-1]) / 1024
 
 
 def imports_of(cmd: list, env, stdin: str | None = None) -> set:
@@ -229,6 +232,8 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
                                   runs, e.env)
     res["search_hybrid_cold"] = wall([PY, search, queries[1], "--memory-dir", str(root)],
                                      max(3, runs // 2), e.env)
+    res["search_hybrid_cold"]["rss_mb"] = peak_rss_mb([PY, search, queries[1], "--memory-dir",
+                                                       str(root)], e.env)
     floor_code = ("import os\nfrom fastembed import TextEmbedding\n"
                   "m = TextEmbedding(os.environ['CURSOR_MEMORY_MODEL'], specific_model_path="
                   "os.environ['CURSOR_MEMORY_MODEL_PATH'])\nlist(m.query_embed('x'))")
@@ -282,6 +287,7 @@ def embed_rates(mem, emb, sample: int) -> dict:
         return [t for _, _, t in vectors.pending(conn, sample)]
 
     texts = mem._run(reset, vectors=True)
+    list(emb.model.passage_embed(texts[:128], batch_size=64))  # warm up: threads, arena
     t = time.perf_counter()
     list(emb.model.passage_embed(texts, batch_size=64))
     raw = len(texts) / (time.perf_counter() - t)

@@ -61,6 +61,11 @@ def _add_save_fact_args(p):
                    help="default: preference for --type O, else fact")
     p.add_argument("--entities", help="comma-separated tags, e.g. redis,cache")
     p.add_argument("--confidence", type=float, help="0 to 1 (default 1.0; 0.8 for preferences)")
+    p.add_argument("--ref", action="append", default=[],
+                   help="what it is about: file:<path>[#L<line>], url:<url>, or <category>:<id> "
+                        "(artifact, upload, report, chart, cache, temp); repeatable")
+    p.add_argument("--supersedes", metavar="ID",
+                   help="the id of an earlier fact this one replaces (it changed or was wrong)")
     p.add_argument("--session", help="the conversation id")
 
 
@@ -73,11 +78,13 @@ def _save_fact(args) -> int:
     kind = args.kind or ("preference" if args.memory_type == "O" else "fact")
     mem = _memory(args)
     record = mem.save_fact(content, args.memory_type, kind=kind, entities=args.entities,
-                           confidence=args.confidence, session_id=args.session)
+                           confidence=args.confidence, session_id=args.session, refs=args.ref,
+                           supersedes=args.supersedes)
     if args.json:
         _print_json(record)
     else:
-        print(f"saved {record['id']} ({record['memory_type']} {record['type']}) "
+        extra = f", superseding {record['supersedes']}" if record.get("supersedes") else ""
+        print(f"saved {record['id']} ({record['memory_type']} {record['type']}{extra}) "
               f"to {mem.daily_path().relative_to(mem.root)}")
     return 0
 
@@ -89,13 +96,15 @@ def _add_save_summary_args(p):
     p.add_argument("--summary", required=True, help="100-200 characters: what was done and why")
     p.add_argument("--decision", action="append", default=[], help="a decision (repeatable)")
     p.add_argument("--todo", action="append", default=[], help="an open task (repeatable)")
+    p.add_argument("--ref", action="append", default=[],
+                   help="file:<path>, url:<url> or <category>:<id> it is about (repeatable)")
     p.add_argument("--session", help="the conversation id")
 
 
 def _save_summary(args) -> int:
     mem = _memory(args)
     record = mem.save_summary(args.topic, args.summary, args.decision, args.todo,
-                              session_id=args.session)
+                              session_id=args.session, refs=args.ref)
     if args.json:
         _print_json(record)
     else:
@@ -191,6 +200,15 @@ def _model(args) -> int:
     return 0
 
 
+def _forget(args) -> int:
+    record = _memory(args).forget(args.id, args.reason)
+    if args.json:
+        _print_json(record)
+    else:
+        print(f"forgot {record['target']} (tombstone {record['id']}); nothing was deleted")
+    return 0
+
+
 def _doctor(args) -> int:
     from . import doctor
     from .config import find_project
@@ -273,6 +291,9 @@ def main(argv=None) -> int:
                     _install),
         "uninstall": ("remove exactly what install added (the memory stays)",
                       lambda p: p.add_argument("--project"), _install),
+        "forget": ("stop showing a memory that is wrong (appends a tombstone; deletes nothing)",
+                   lambda p: (p.add_argument("id", help="the memory's id, as search shows it"),
+                              p.add_argument("--reason", help="why, in a few words")), _forget),
         "doctor": ("check the files, index, model, locks and hooks; exit 1 if something needs you",
                    lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor),
         "model": ("the embedding model: `model download`, `model info`",

@@ -64,18 +64,35 @@ def _consolidates(r: dict) -> bool:
             and isinstance(r.get("timestamp"), str))
 
 
-def _candidates(root: Path):
-    """Daily fact/preference lines and session decisions, oldest first:
-    [(source id, content, memory_type, kind, entities, confidence, timestamp, source)]."""
+def corrections(root: Path) -> tuple[dict, dict]:
+    """({forgotten id: reason}, {superseded id: id of the record replacing it}) from the
+    daily files: tombstones and facts saved with `supersedes`."""
+    forgotten, superseded = {}, {}
+    daily = Path(root) / "daily"
+    for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
+        for _, r in jsonl.read(path).records:
+            if r.get("type") == "forget" and isinstance(r.get("target"), str):
+                forgotten[r["target"]] = r.get("reason") or ""
+            elif isinstance(r.get("supersedes"), str) and isinstance(r.get("id"), str):
+                superseded[r["supersedes"]] = r["id"]
+    return forgotten, superseded
+
+
+def _candidates(root: Path, hidden=frozenset()):
+    """Daily fact/preference lines and session decisions, oldest first, without the lines
+    that were forgotten or superseded:
+    [(source id, content, memory_type, kind, entities, confidence, timestamp, source,
+      supersedes)]."""
     out = []
     daily = Path(root) / "daily"
     for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
         for _, r in jsonl.read(path).records:
-            if _consolidates(r):
+            if _consolidates(r) and r["id"] not in hidden:
                 out.append((r["id"], r["content"].strip(), r.get("memory_type") or "W", r["type"],
                             r.get("entities") if isinstance(r.get("entities"), list) else [],
                             r.get("confidence", 1.0), r["timestamp"],
-                            {"file": f"daily/{path.name}", "id": r["id"]}))
+                            {"file": f"daily/{path.name}", "id": r["id"]},
+                            r.get("supersedes") if isinstance(r.get("supersedes"), str) else None))
     sessions = Path(root) / "sessions.jsonl"
     if sessions.exists():
         for _, r in jsonl.read(sessions).records:
@@ -85,7 +102,7 @@ def _candidates(root: Path):
                     if isinstance(d, str) and d.strip():
                         out.append((f"{r['id']}#d{i + 1}", d.strip(), "S", "fact", [], 1.0,
                                     str(r.get("timestamp", "")),
-                                    {"file": "sessions.jsonl", "id": r["id"]}))
+                                    {"file": "sessions.jsonl", "id": r["id"]}, None))
     out.sort(key=lambda c: c[6])
     return out
 
@@ -96,48 +113,83 @@ def _numbers(text: str) -> frozenset:
 
 def consolidate(mem, embedder=None) -> Report:
     """Fold every not-yet-consolidated line into facts.jsonl. The same normalised text joins
-    its fact; with a model, so does a near-duplicate (see DEDUP_THRESHOLD). Idempotent."""
+    its fact; with a model, so does a near-duplicate (see DEDUP_THRESHOLD). Tombstones and
+    `supersedes` are applied as new versions (status forgotten / superseded). Idempotent."""
     root = mem.root
     report = Report()
     facts = read_facts(root)
+    forgotten, superseded = corrections(root)
     owner = {e: fid for fid, f in facts.items() for e in f.get("evidence") or []}
-    by_norm = {normalize(f["content"]): fid for fid, f in facts.items()}
-    todo = [c for c in _candidates(root) if c[0] not in owner]
-    if not todo:
-        return report
-    threshold = _threshold(root)
-    vectors = _vectors(mem, embedder, facts, todo) if embedder is not None else None
+    by_norm = {normalize(f["content"]): fid for fid, f in facts.items() if _active(f)}
+    todo = [c for c in _candidates(root, set(forgotten) | set(superseded)) if c[0] not in owner]
     changed: dict = {}
-    for cand in todo:
-        sid, content, mtype, kind, entities, conf, stamp, source = cand
-        fid = by_norm.get(normalize(content))
-        if fid is None and vectors is not None:
-            fid = vectors.nearest(sid, content, threshold)
-        if fid is not None and fid in facts:
-            f = dict(facts[fid])
-            f["evidence"] = list(dict.fromkeys((f.get("evidence") or []) + [sid]))
-            f["entities"] = list(dict.fromkeys((f.get("entities") or []) + entities))
-            f["confidence"] = max(float(f.get("confidence") or 0), _conf(conf))
-            f["updated_at"] = max(str(f.get("updated_at") or ""), stamp)
-            report.merged += 1
-        else:
-            fid = fact_id(content)
-            if fid in facts:  # same text as a fact whose evidence we lost track of
-                continue
-            f = {"id": fid, "type": mtype if mtype in ("W", "B", "O", "S") else "W", "kind": kind,
-                 "content": content, "entities": entities, "confidence": _conf(conf),
-                 "evidence": [sid], "source": source, "created_at": stamp, "updated_at": stamp}
-            by_norm[normalize(content)] = fid
-            report.new += 1
-            if vectors is not None:
-                vectors.add(fid, sid, content)
-        facts[fid] = f
-        owner[sid] = fid
-        changed[fid] = f
+    if todo:
+        threshold = _threshold(root)
+        vectors = _vectors(mem, embedder, facts, todo) if embedder is not None else None
+        for cand in todo:
+            sid, content, mtype, kind, entities, conf, stamp, source, replaces = cand
+            fid = None if replaces else by_norm.get(normalize(content))
+            if fid is None and vectors is not None and not replaces:
+                fid = vectors.nearest(sid, content, threshold)
+            if fid is not None and fid in facts:
+                f = dict(facts[fid])
+                f["evidence"] = list(dict.fromkeys((f.get("evidence") or []) + [sid]))
+                f["entities"] = list(dict.fromkeys((f.get("entities") or []) + entities))
+                f["confidence"] = max(float(f.get("confidence") or 0), _conf(conf))
+                f["updated_at"] = max(str(f.get("updated_at") or ""), stamp)
+                report.merged += 1
+            else:
+                fid = fact_id(content)
+                if fid in facts and _active(facts[fid]):
+                    continue  # same text as a fact whose evidence we lost track of
+                f = {"id": fid, "type": mtype if mtype in ("W", "B", "O", "S") else "W",
+                     "kind": kind, "content": content, "entities": entities,
+                     "confidence": _conf(conf), "evidence": [sid], "source": source,
+                     "created_at": stamp, "updated_at": stamp}
+                if replaces:
+                    f["supersedes"] = owner.get(replaces, replaces)
+                by_norm[normalize(content)] = fid
+                report.new += 1
+                if vectors is not None:
+                    vectors.add(fid, sid, content)
+            facts[fid] = f
+            owner[sid] = fid
+            changed[fid] = f
+    for fid, f in list(facts.items()):
+        status = _status(fid, f, facts, owner, forgotten, superseded)
+        if status != f.get("status", "active"):
+            f = dict(f, status=status)
+            if status == "superseded":
+                f["superseded_by"] = _replacement(fid, f, owner, superseded, facts)
+            facts[fid] = changed[fid] = f
     if changed:
         jsonl.append(root / "facts.jsonl", list(changed.values()))
     report.compacted = compact_if_needed(root)
     return report
+
+
+def _active(f: dict) -> bool:
+    return f.get("status", "active") == "active"
+
+
+def _status(fid, f, facts, owner, forgotten, superseded) -> str:
+    evidence = f.get("evidence") or []
+    if fid in forgotten or (evidence and all(e in forgotten for e in evidence)):
+        return "forgotten"
+    if fid in superseded or any(e in superseded for e in evidence) or any(
+            g.get("supersedes") == fid for g in facts.values() if g is not f and _active(g)):
+        return "superseded"
+    return "active"
+
+
+def _replacement(fid, f, owner, superseded, facts) -> str | None:
+    for g in facts.values():
+        if g.get("supersedes") == fid:
+            return g["id"]
+    for key in [fid, *(f.get("evidence") or [])]:
+        if key in superseded:
+            return owner.get(superseded[key], superseded[key])
+    return None
 
 
 def _conf(value) -> float:
@@ -252,7 +304,8 @@ def compact_if_needed(root: Path, *, force: bool = False) -> bool:
 
 def prune(mem, facts: dict | None = None) -> tuple[list, list]:
     """Delete daily files older than the retention (config `retention_days`, default 90),
-    except a day holding a fact/preference line that no fact lists as evidence yet.
+    except a day holding a fact/preference line that no fact lists as evidence yet, or a
+    correction (a tombstone or a `supersedes`: it must outlive what it corrects).
     facts.jsonl, sessions.jsonl and MEMORY.md are never touched."""
     try:
         days = int(load_config(mem.root).get("retention_days", RETENTION_DAYS))
@@ -262,7 +315,8 @@ def prune(mem, facts: dict | None = None) -> tuple[list, list]:
         return [], []
     cutoff = (now().astimezone() - timedelta(days=days)).date()
     facts = read_facts(mem.root) if facts is None else facts
-    owned = {e for f in facts.values() for e in f.get("evidence") or []}
+    forgotten, superseded = corrections(mem.root)
+    settled = {e for f in facts.values() for e in f.get("evidence") or []} | set(forgotten) | set(superseded)
     pruned, kept = [], []
     daily = mem.root / "daily"
     for path in sorted(daily.glob("*.jsonl")):
@@ -272,9 +326,9 @@ def prune(mem, facts: dict | None = None) -> tuple[list, list]:
             continue
         if day >= cutoff:
             continue
-        open_lines = [r["id"] for _, r in jsonl.read(path).records
-                      if _consolidates(r) and r["id"] not in owned]
-        if open_lines:
+        recs = [r for _, r in jsonl.read(path).records]
+        if any((_consolidates(r) and r["id"] not in settled) or r.get("type") == "forget"
+               or isinstance(r.get("supersedes"), str) for r in recs):
             kept.append(path.name)
             continue
         path.unlink()

@@ -24,13 +24,26 @@ class Memory:
     """A memory folder (seed 003 §1): MEMORY.md, daily/, facts.jsonl, sessions.jsonl, and
     the derived index.sqlite."""
 
-    def __init__(self, path):
+    def __init__(self, path, *, project=None):
         self.root = Path(path)
         _make_private_dir(self.root)
         _make_private_dir(self.root / "daily")
+        self._project = Path(project) if project else None
         self._embedder = None
         self._embedder_tried = False
         self._index = None
+
+    @property
+    def project(self) -> Path | None:
+        """The project this memory belongs to (file references are relative to it): the
+        folder holding .cursor/skills/memory-data, else CURSOR_PROJECT_DIR, else unknown."""
+        if self._project is None:
+            from .config import DATA_SUBDIR
+            if self.root.as_posix().endswith(DATA_SUBDIR.as_posix()):
+                self._project = self.root.parents[len(DATA_SUBDIR.parts) - 1]
+            elif os.environ.get("CURSOR_PROJECT_DIR"):
+                self._project = Path(os.environ["CURSOR_PROJECT_DIR"])
+        return self._project
 
     def __repr__(self):
         return f"Memory({str(self.root)!r})"
@@ -41,19 +54,81 @@ class Memory:
         return self.root / "daily" / f"{(day or today()).isoformat()}.jsonl"
 
     def save_fact(self, content, memory_type="W", *, kind="fact", entities=None,
-                  confidence=None, session_id=None, source=None) -> dict:
-        """Append a fact/preference/action to today's daily file; returns the record."""
+                  confidence=None, session_id=None, source=None, refs=None,
+                  supersedes=None) -> dict:
+        """Append a fact/preference/action to today's daily file; returns the record.
+        `refs`: files and artifacts it is about (those written in the text are found too);
+        `supersedes`: the id of an earlier fact this one replaces."""
         record = records.fact(content, memory_type=memory_type, kind=kind, entities=entities,
-                              confidence=confidence, session_id=session_id, source=source)
+                              confidence=confidence, session_id=session_id, source=source,
+                              refs=self._with_found_refs(content, refs), supersedes=supersedes)
+        if supersedes is not None:
+            self._must_exist(record["supersedes"], "supersede")
         jsonl.append(self.daily_path(), record)
         return record
 
-    def save_summary(self, topic, summary, decisions=None, todos=None, *, session_id=None) -> dict:
+    def save_summary(self, topic, summary, decisions=None, todos=None, *, session_id=None,
+                     refs=None) -> dict:
         """Append a session summary to sessions.jsonl; returns the record."""
+        text = " ".join([str(topic), str(summary), *map(str, decisions or []), *map(str, todos or [])])
         record = records.summary(topic, summary, decisions=decisions, todos=todos,
-                                 session_id=session_id)
+                                 session_id=session_id, refs=self._with_found_refs(text, refs))
         jsonl.append(self.root / "sessions.jsonl", record)
         return record
+
+    def forget(self, record_id: str, reason=None) -> dict:
+        """Append a tombstone: search and the session context stop showing the record (and
+        the fact consolidated from it). Nothing is edited or deleted."""
+        record = records.forget(record_id, reason)
+        self._must_exist(record["target"], "forget")
+        jsonl.append(self.daily_path(), record)
+        return record
+
+    def _with_found_refs(self, text, refs):
+        from .refs import extract
+        found = extract(text, self.project) if isinstance(text, str) else []
+        return list(refs or []) + found
+
+    def _must_exist(self, record_id: str, verb: str) -> None:
+        if record_id.startswith("MEMORY.md"):
+            raise MemoryError(f"MEMORY.md is yours to edit: change the file instead of trying to {verb} {record_id}")
+        found = self.find(record_id)
+        if found is None:
+            raise MemoryError(f"no memory has the id {record_id} (search shows ids)")
+        if found.get("type") == records.FORGET:
+            raise MemoryError(f"{record_id} is itself a correction; nothing to {verb}")
+
+    def find(self, record_id: str) -> dict | None:
+        """The record with this id from the files (not the index), or None. Cheap: a daily
+        line's id names its day."""
+        import re
+        needle = f'"id":"{record_id}"'.encode("utf-8")
+        if record_id.startswith("fact-"):
+            files = [self.root / "facts.jsonl"]
+        elif record_id.startswith("sum-"):
+            files = [self.root / "sessions.jsonl"]
+        else:
+            m = re.match(r"log-(\d{4})(\d\d)(\d\d)-", record_id)
+            daily = sorted((self.root / "daily").glob("*.jsonl"))
+            if m:
+                from datetime import date, timedelta
+                day = date(*map(int, m.groups()))
+                near = {f"{day + timedelta(days=k)}.jsonl" for k in (-1, 0, 1)}
+                daily = [p for p in daily if p.name in near] + [p for p in daily if p.name not in near]
+            files = daily
+        found = None
+        for path in files:
+            if not path.exists():
+                continue
+            with open(path, "rb") as f:
+                for raw in f:
+                    if needle in raw.replace(b" ", b""):
+                        rec = jsonl._parse(raw.rstrip(b"\n"))[0]
+                        if rec and rec.get("id") == record_id:
+                            found = rec  # the last version wins (facts.jsonl)
+            if found is not None:
+                return found
+        return None
 
     def log_event(self, kind: str, **fields) -> dict:
         """Append a session_start / session_end / transcript line to today's daily file."""

@@ -14,7 +14,8 @@ MEMORY_TYPES = ("W", "B", "O")  # World fact, Biographical (what happened), Opin
 FACT_TYPES = MEMORY_TYPES + ("S",)  # facts.jsonl also holds facts drawn from Summaries
 KINDS = ("fact", "preference", "action")  # daily lines that are memories
 EVENTS = ("session_start", "session_end", "transcript")  # daily lines that are not
-DAILY_TYPES = KINDS + EVENTS
+FORGET = "forget"  # a tombstone: the record it names is no longer true (never an edit)
+DAILY_TYPES = KINDS + EVENTS + (FORGET,)
 
 MAX_CONTENT = 4000  # characters in one fact, summary, decision or todo
 MAX_TOPIC = 200
@@ -94,9 +95,24 @@ def _session(value) -> str | None:
     return _text(value, "session id", 200)
 
 
+def _refs(values) -> list[str]:
+    from .refs import RefError, canonical
+    try:
+        return canonical(values)
+    except RefError as e:
+        raise MemoryError(str(e)) from None
+
+
+def _record_id(value, field: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
+        raise MemoryError(f"{field} must be a memory id such as log-20261015-093000-3f9a1c02be")
+    return value.strip()
+
+
 def fact(content, *, memory_type="W", kind="fact", entities=None, confidence=None,
-         session_id=None, source=None) -> dict:
-    """A daily `fact`/`preference`/`action` line (seed 003 §2)."""
+         session_id=None, source=None, refs=None, supersedes=None) -> dict:
+    """A daily `fact`/`preference`/`action` line (seed 003 §2), optionally pointing at files
+    (`refs`) or replacing an earlier fact that is no longer true (`supersedes`)."""
     if kind not in KINDS:
         raise MemoryError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if memory_type not in MEMORY_TYPES:
@@ -119,12 +135,26 @@ def fact(content, *, memory_type="W", kind="fact", entities=None, confidence=Non
         record["source"] = source
     elif session:
         record["source"] = {"session": session}
+    if refs:
+        record["refs"] = _refs(refs)
+    if supersedes is not None:
+        record["supersedes"] = _record_id(supersedes, "--supersedes")
     return record
 
 
-def summary(topic, summary_text, *, decisions=None, todos=None, session_id=None) -> dict:
+def forget(target, reason=None) -> dict:
+    """A tombstone for the record `target` (append-only: nothing is edited or deleted)."""
+    record = {"id": new_id("log"), "type": FORGET, "target": _record_id(target, "the id"),
+              "timestamp": iso(now())}
+    if reason is not None and str(reason).strip():
+        record["reason"] = _text(reason, "reason", MAX_TOPIC)
+    return record
+
+
+def summary(topic, summary_text, *, decisions=None, todos=None, session_id=None,
+            refs=None) -> dict:
     """A sessions.jsonl line (seed 003 §3)."""
-    return {
+    record = {
         "id": new_id("sum"),
         "session_id": _session(session_id) or "unknown",
         "topic": _text(topic, "topic", MAX_TOPIC),
@@ -133,6 +163,9 @@ def summary(topic, summary_text, *, decisions=None, todos=None, session_id=None)
         "todos": _items(todos, "todo"),
         "timestamp": iso(now()),
     }
+    if refs:
+        record["refs"] = _refs(refs)
+    return record
 
 
 def event(kind: str, **fields) -> dict:

@@ -1,0 +1,208 @@
+"""Memories that point at things (seed 002): `file:<path>[#L<line>]` in the project,
+`url:<url>`, and `<category>:<id>` for files in the artifact folders (artifact, upload, report,
+chart, cache, temp). Parsing, finding them in prose, and checking that they still resolve.
+
+For a coding agent the files that matter most are the project's own, and those move:
+renames are followed through git history, so "what do we know about src/auth/jwt.ts" still
+finds what was saved about its old path.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+CATEGORIES = ("artifact", "upload", "report", "chart", "cache", "temp")
+# Where each category's files live, relative to the project (config.json `artifact_dirs`).
+ARTIFACT_DIRS = {"artifact": "artifacts", "upload": "uploads", "report": "reports",
+                 "chart": "charts", "cache": "cache", "temp": "temp"}
+MAX_REFS = 32
+
+# `category:id` in prose, English or Chinese: the category is one of ours (so `TODO:`,
+# `注意:` and `10:30` are not references), it is not glued to a preceding ASCII word, and the
+# id starts with a letter or digit.
+_CATEGORY_REF = re.compile(
+    r"(?<![A-Za-z0-9_/.\-])(" + "|".join(CATEGORIES) + r"):([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9])")
+_FILE_REF = re.compile(r"(?<![A-Za-z0-9_])file:([^\s`'\"，。；、）)]+)")
+# a backticked path: no spaces, has a slash or a dot-extension
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+_PATHLIKE = re.compile(r"^(?:\./)?[A-Za-z0-9_@.\-][A-Za-z0-9_@.\-/]*(?:/[A-Za-z0-9_@.\-]+|\.[A-Za-z0-9]{1,8})"
+                       r"(?:#L\d+(?:-L?\d+)?|:\d+)?$")
+
+
+class RefError(ValueError):
+    pass
+
+
+def parse(ref: str) -> tuple[str, str]:
+    """(kind, target) of a reference string, or RefError saying what is wrong with it.
+    kind is 'file', 'url' or a category."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise RefError("a reference is empty")
+    ref = ref.strip()
+    kind, sep, target = ref.partition(":")
+    kind = kind.lower()
+    if not sep or not target:
+        raise RefError(f"{ref!r} is not file:<path>, url:<url> or <category>:<id>")
+    if kind == "file":
+        return "file", normalize_path(target)
+    if kind == "url":
+        if not re.match(r"^[a-zA-Z][a-zA-Z0-9+.\-]*://\S+$", target):
+            raise RefError(f"{ref!r}: a url reference is url:<scheme>://...")
+        return "url", target
+    if kind in CATEGORIES:
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", target):
+            raise RefError(f"{ref!r}: an id is letters, digits, _ . -")
+        return kind, target
+    raise RefError(f"{ref!r}: the kind must be file, url or one of {', '.join(CATEGORIES)}")
+
+
+def normalize_path(path: str) -> str:
+    """A project-relative POSIX path with an optional #L<line>; no escaping the project."""
+    path = path.strip().replace("\\", "/")
+    line = ""
+    m = re.search(r"(#L\d+(?:-L?\d+)?|:\d+)$", path)
+    if m:
+        line = m.group(1) if m.group(1).startswith("#") else "#L" + m.group(1)[1:]
+        path = path[:m.start()]
+    while path.startswith("./"):
+        path = path[2:]
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts or path.startswith("/") or ".." in parts:
+        raise RefError(f"file:{path}: a path inside the project, relative to its root")
+    return "/".join(parts) + line
+
+
+def file_of(target: str) -> str:
+    """The path of a file reference, without its #L<line>."""
+    return target.split("#L", 1)[0]
+
+
+def canonical(refs) -> list[str]:
+    """Validated, normalised, de-duplicated `kind:target` strings."""
+    out = []
+    for ref in refs or []:
+        kind, target = parse(ref)
+        s = f"{kind}:{target}"
+        if s not in out:
+            out.append(s)
+    if len(out) > MAX_REFS:
+        raise RefError(f"{len(out)} references; the limit is {MAX_REFS}")
+    return out
+
+
+def extract(text: str, project: Path | None = None) -> list[str]:
+    """References written in prose: `category:id` tokens, `file:path`, and backticked paths
+    that exist in the project (when the project is known)."""
+    found = []
+    if not text:
+        return found
+    for m in _CATEGORY_REF.finditer(text):
+        found.append(f"{m.group(1)}:{m.group(2)}")
+    for m in _FILE_REF.finditer(text):
+        try:
+            found.append(f"file:{normalize_path(m.group(1).rstrip('.,;:'))}")
+        except RefError:
+            pass
+    if project is not None:
+        for m in _BACKTICKED.finditer(text):
+            candidate = m.group(1)
+            if ":" in candidate.split("/")[0] and not re.search(r":\d+$", candidate):
+                continue  # `artifact:x`, `https://…`: not a path
+            if not _PATHLIKE.match(candidate):
+                continue
+            try:
+                path = normalize_path(candidate)
+            except RefError:
+                continue
+            if (Path(project) / file_of(path)).exists():
+                found.append(f"file:{path}")
+    return list(dict.fromkeys(found))
+
+
+def artifact_dirs(project: Path, config: dict) -> dict:
+    dirs = dict(ARTIFACT_DIRS)
+    custom = config.get("artifact_dirs")
+    if isinstance(custom, dict):
+        dirs.update({k: str(v) for k, v in custom.items() if k in CATEGORIES})
+    return {k: Path(project) / v for k, v in dirs.items()}
+
+
+def artifact_file(project: Path, config: dict, category: str, ident: str) -> Path | None:
+    """The file backing `category:id`: <dir>/<id> or <dir>/<id>.<ext>."""
+    folder = artifact_dirs(project, config).get(category)
+    if folder is None or not folder.is_dir():
+        return None
+    exact = folder / ident
+    if exact.is_file():
+        return exact
+    for p in folder.iterdir():
+        if p.is_file() and p.stem == ident:
+            return p
+    return None
+
+
+def exists(ref: str, project: Path | None, config: dict | None = None) -> bool | None:
+    """Does the reference resolve now? None when it cannot be told (a url, no project)."""
+    kind, target = parse(ref)
+    if kind == "url" or project is None:
+        return None
+    if kind == "file":
+        return (Path(project) / file_of(target)).exists()
+    return artifact_file(project, config or {}, kind, target) is not None
+
+
+# --- renames, from git ---------------------------------------------------------------------
+
+def renames(project: Path) -> dict:
+    """{old path: newest path} for every rename git knows (followed through chains)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "log", "--name-status", "-M", "--diff-filter=R", "--format=", "--reverse"],
+            cwd=project, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if out.returncode != 0:
+        return {}
+    step = {}
+    for line in out.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[0].startswith("R"):
+            step[parts[1]] = parts[2]
+    final = {}
+    for old in step:
+        seen, cur = {old}, step[old]
+        while cur in step and cur not in seen:
+            seen.add(cur)
+            cur = step[cur]
+        final[old] = cur
+    return final
+
+
+def former_names(path: str, project: Path | None) -> list[str]:
+    """The path and every name git says it had before."""
+    path = file_of(normalize_path(path))
+    if project is None:
+        return [path]
+    return [path] + sorted(old for old, new in renames(project).items() if new == path)
+
+
+def suggest(path: str, project: Path, moved: dict | None = None) -> str | None:
+    """Where a missing file went: git's rename, else the one file with the same name."""
+    path = file_of(path)
+    moved = renames(project) if moved is None else moved
+    new = moved.get(path)
+    if new and (Path(project) / new).exists():
+        return new
+    name = os.path.basename(path)
+    matches = []
+    for dirpath, dirnames, filenames in os.walk(project):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in (
+            "node_modules", "__pycache__", "dist", "build", "venv")]
+        if name in filenames:
+            matches.append(os.path.relpath(os.path.join(dirpath, name), project).replace(os.sep, "/"))
+            if len(matches) > 1:
+                return None
+    return matches[0] if matches else None

@@ -115,21 +115,29 @@ def _save_summary(args) -> int:
 # --- search ------------------------------------------------------------------------------
 
 def _add_search_args(p):
-    p.add_argument("query", help="what to look for, in any language")
+    p.add_argument("query", nargs="?", default="",
+                   help="what to look for, in any language (may be empty with --ref)")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--mode", default="hybrid", choices=("hybrid", "fts", "vector"))
     p.add_argument("--type", help="fact, preference, action, session_summary, core (comma-separated)")
     p.add_argument("--memory-type", help="W, B, O, S (comma-separated)")
     p.add_argument("--since", help="a date (YYYY-MM-DD) or ISO time")
     p.add_argument("--until", help="a date (YYYY-MM-DD) or ISO time")
+    p.add_argument("--ref", help="only memories about this file (also under its former names, "
+                                 "from git), url or <category>:<id>")
+    p.add_argument("--history", action="store_true",
+                   help="also show forgotten and superseded memories, marked as such")
 
 
 def _search(args) -> int:
     mem = _memory(args)
     if args.limit < 1:
         raise MemoryError("--limit must be at least 1")
+    if not args.query.strip() and not args.ref:
+        raise MemoryError("give a query (or --ref PATH)")
     hits = mem.search(args.query, limit=args.limit, mode=args.mode, type=args.type,
-                      memory_type=args.memory_type, since=args.since, until=args.until)
+                      memory_type=args.memory_type, since=args.since, until=args.until,
+                      ref=args.ref, history=args.history)
     if args.json:
         _print_json({"query": args.query, "mode": args.mode, "notes": hits.notes,
                      "results": [h.to_dict() for h in hits]})
@@ -143,11 +151,16 @@ def _search(args) -> int:
         where = f"{h.section} ({h.source_file})" if h.section else h.source_file
         ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
                                       f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
-        print(f"{i}. [{label}] " + h.content.replace("\n", "\n   "))
+        status = "" if h.status == "active" else (
+            f" ({h.status}" + (f" by {h.superseded_by}" if h.superseded_by else "") + ")")
+        print(f"{i}. [{label}]{status} " + h.content.replace("\n", "\n   "))
         print(f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
               f"score {h.score:.4f} ({ranks})")
         if len(h.evidence) > 1:
             print(f"   evidence: {', '.join(h.evidence)}")
+        if h.refs:
+            print("   refs: " + ", ".join(r["ref"] + ("" if r["exists"] is not False else " (missing)")
+                                       for r in h.refs))
     return 0
 
 
@@ -207,6 +220,22 @@ def _forget(args) -> int:
     else:
         print(f"forgot {record['target']} (tombstone {record['id']}); nothing was deleted")
     return 0
+
+
+def _check_refs(args) -> int:
+    from .refs import check
+
+    report = check(_memory(args))
+    if args.json:
+        _print_json(report)
+        return 1 if report["broken"] else 0
+    for cid, ref, why, suggestion in report["broken"]:
+        print(f"broken  {ref} in {cid}: {why}" + (f"; now at {suggestion}?" if suggestion else ""))
+    for path in report["orphans"]:
+        print(f"orphan  {path}: no memory refers to it")
+    if not report["broken"] and not report["orphans"]:
+        print("every reference resolves, and every artifact file is referred to")
+    return 1 if report["broken"] else 0
 
 
 def _doctor(args) -> int:
@@ -294,6 +323,8 @@ def main(argv=None) -> int:
         "forget": ("stop showing a memory that is wrong (appends a tombstone; deletes nothing)",
                    lambda p: (p.add_argument("id", help="the memory's id, as search shows it"),
                               p.add_argument("--reason", help="why, in a few words")), _forget),
+        "check-refs": ("references to files that moved or vanished, and artifact files no memory "
+                       "refers to; exit 1 if any reference is broken", lambda p: None, _check_refs),
         "doctor": ("check the files, index, model, locks and hooks; exit 1 if something needs you",
                    lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor),
         "model": ("the embedding model: `model download`, `model info`",

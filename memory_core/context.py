@@ -37,15 +37,16 @@ def day_quota(n: int):
     return 0, 1.1
 
 
-def recent_facts(conn, today) -> list:
+def recent_facts(conn, today, project=None) -> list:
     """The facts the decay policy keeps, newest day first: [(day number, Hit)]."""
     from .search import collapse, load_hits
 
     first = datetime.combine(today - timedelta(days=6), dtime.min).astimezone()
     rows = conn.execute(
         "SELECT pk FROM chunks WHERE type IN ('fact', 'preference') AND timestamp >= ? "
-        "ORDER BY timestamp DESC", (iso(first),)).fetchall()
-    hits = collapse(load_hits(conn, [(pk, 0.0, None, None, None, None) for (pk,) in rows]))
+        "AND hidden = 0 ORDER BY timestamp DESC", (iso(first),)).fetchall()
+    hits = collapse(load_hits(conn, [(pk, 0.0, None, None, None, None) for (pk,) in rows],
+                              project))
     by_day: dict = {}
     for h in hits:
         n = (today - parse_time(h.timestamp).astimezone().date()).days + 1
@@ -97,7 +98,7 @@ def build(mem, *, search_command: str | None = None) -> str:
     except (TypeError, ValueError):
         budget = DEFAULT_BUDGET
     today = now().astimezone().date()
-    facts = mem._run(lambda conn: recent_facts(conn, today))
+    facts = mem._run(lambda conn: recent_facts(conn, today, mem.project))
     summary = last_summary(mem.root)
     md_path = mem.root / "MEMORY.md"
     md = md_path.read_text(encoding="utf-8", errors="replace") if md_path.exists() else ""
@@ -172,7 +173,9 @@ def _render_fact(h) -> str:
     day = parse_time(h.timestamp).astimezone().date().isoformat()
     label = "/".join(x for x in (h.memory_type, h.type if h.type != "fact" else "") if x)
     conf = "" if (h.confidence or 0) >= 1 else f" (confidence {h.confidence:.2f})"
-    return f"- [{day} {label}] {h.content}{conf}"
+    gone = [r["ref"].split(":", 1)[1] for r in h.refs if r["exists"] is False]
+    stale = f" [possibly stale: {', '.join(gone)} no longer exists]" if gone else ""
+    return f"- [{day} {label}] {h.content}{conf}{stale} ({h.id})"
 
 
 def _render_summary(s: dict) -> str:

@@ -22,7 +22,7 @@ from .chunking import CHUNKER_VERSION
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 
@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     evidence TEXT,                         -- JSON array of record ids merged into this one
     norm TEXT,                             -- hash of the normalised content, for dedup
     hash TEXT NOT NULL,                    -- of everything indexed: changes mean re-embed
-    vec_hash TEXT                          -- `hash` when the vector was made
+    vec_hash TEXT,                         -- `hash` when the vector was made
+    hidden INTEGER NOT NULL DEFAULT 0      -- forgotten or superseded (corrections.apply)
 );
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_file);
 CREATE INDEX IF NOT EXISTS chunks_time ON chunks(timestamp);
@@ -62,6 +63,7 @@ END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, entities, type)
     VALUES ('delete', old.pk, cm_terms(old.content), {_FTS_ENTITIES.format('old')}, old.type);
+    DELETE FROM refs WHERE pk = old.pk;
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, entities, context, type ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, entities, type)
@@ -69,6 +71,19 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, entities, contex
     INSERT INTO chunks_fts(rowid, content, entities, type)
     VALUES (new.pk, cm_terms(new.content), {_FTS_ENTITIES.format('new')}, new.type);
 END;
+CREATE TABLE IF NOT EXISTS refs (          -- what a chunk points at (seed 002)
+    pk INTEGER NOT NULL,                   -- chunks.pk
+    ref TEXT NOT NULL,                     -- file:src/a.ts#L3, url:..., artifact:abc123
+    kind TEXT NOT NULL,                    -- file, url, or a category
+    target TEXT NOT NULL                   -- the path (without #L), url or id
+);
+CREATE INDEX IF NOT EXISTS refs_pk ON refs(pk);
+CREATE INDEX IF NOT EXISTS refs_target ON refs(kind, target);
+CREATE TABLE IF NOT EXISTS corrections (   -- tombstones, supersedes, fact statuses
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, target TEXT NOT NULL, by_id TEXT, reason TEXT,
+    timestamp TEXT, source_file TEXT
+);
+CREATE INDEX IF NOT EXISTS corrections_target ON corrections(target);
 CREATE TABLE IF NOT EXISTS sync_state (
     file_path TEXT PRIMARY KEY,            -- relative to the memory folder
     offset INTEGER NOT NULL DEFAULT 0,     -- bytes consumed (complete lines only)

@@ -38,11 +38,8 @@ class Memory:
         """The project this memory belongs to (file references are relative to it): the
         folder holding .cursor/skills/memory-data, else CURSOR_PROJECT_DIR, else unknown."""
         if self._project is None:
-            from .config import DATA_SUBDIR
-            if self.root.as_posix().endswith(DATA_SUBDIR.as_posix()):
-                self._project = self.root.parents[len(DATA_SUBDIR.parts) - 1]
-            elif os.environ.get("CURSOR_PROJECT_DIR"):
-                self._project = Path(os.environ["CURSOR_PROJECT_DIR"])
+            from .refs import project_of
+            self._project = project_of(self.root)
         return self._project
 
     def __repr__(self):
@@ -233,11 +230,14 @@ class Memory:
         return done
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, type=None,
-               memory_type=None, since=None, until=None, sync: bool = True):
+               memory_type=None, since=None, until=None, ref=None, history: bool = False,
+               sync: bool = True):
         """Search memory. `mode`: hybrid (keywords + vectors, fused), fts, or vector.
         Filters: type (fact/preference/action/session_summary/core; transcript, the archived
         turns, only when asked for), memory_type (W/B/O/S),
-        since/until (a date or ISO time). Returns a list of Hits with `.notes`."""
+        since/until (a date or ISO time), ref (a file path, also under the names git says it
+        had, or a url / category:id: what do we know about it), history (also show forgotten
+        and superseded records, with their status). Returns a list of Hits with `.notes`."""
         from . import vectors
         from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
                              vector_candidates)
@@ -248,7 +248,8 @@ class Memory:
             raise MemoryError("limit must be a positive whole number")
         filters = Filters(_as_list(type), _as_list(memory_type),
                           date_bound(since) if since else None,
-                          date_bound(until, end=True) if until else None)
+                          date_bound(until, end=True) if until else None,
+                          self._ref_targets(ref) if ref else None, history)
         notes = []
         if sync:
             report = self.sync(embed=False)
@@ -274,9 +275,20 @@ class Memory:
                     vec = vector_candidates(conn, qvec, filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
-            return collapse(load_hits(conn, fuse(fts, vec, *fusion)))[:limit]
+            ranked = fuse(fts, vec, *fusion)
+            if filters.ref_targets and not query.strip():  # everything about it, newest first
+                ranked = _newest(conn, filters, depth)
+            return collapse(load_hits(conn, ranked, self.project))[:limit]
 
         return Results(self._run(run, vectors=qvec is not None), notes)
+
+    def _ref_targets(self, ref: str) -> list:
+        from .refs import RefError, former_names, parse
+        try:
+            kind, target = parse(ref if ":" in ref.split("/")[0] else f"file:{ref}")
+        except RefError as e:
+            raise MemoryError(str(e)) from None
+        return former_names(target, self.project) if kind == "file" else [target]
 
     def _fusion(self):
         """(RRF k, vector weight): config.json keys `rrf_k` and `vector_weight`."""
@@ -382,6 +394,13 @@ class Memory:
 
         self.sync(embed=False)
         return self._run(run)
+
+
+def _newest(conn, filters, depth):
+    where, params = filters.sql()
+    rows = conn.execute(f"SELECT c.pk FROM chunks c WHERE {where or 1} ORDER BY c.timestamp DESC "
+                        "LIMIT ?", (*params, depth)).fetchall()
+    return [(pk, 1.0 / (i + 1), None, None, None, None) for i, (pk,) in enumerate(rows)]
 
 
 def _vector_store(conn):

@@ -206,3 +206,87 @@ def suggest(path: str, project: Path, moved: dict | None = None) -> str | None:
             if len(matches) > 1:
                 return None
     return matches[0] if matches else None
+
+
+# --- in the index ---------------------------------------------------------------------------
+
+def of_record(record: dict, content: str, project: Path | None) -> list[str]:
+    """A chunk's references: the record's `refs` (invalid ones dropped) and those written
+    in its text."""
+    out = []
+    for ref in record.get("refs") or [] if isinstance(record.get("refs"), list) else []:
+        try:
+            kind, target = parse(ref)
+            out.append(f"{kind}:{target}")
+        except RefError:
+            continue
+    return list(dict.fromkeys(out + extract(content, project)))[:MAX_REFS]
+
+
+def store(conn, items) -> None:
+    """items: [(chunk id, [ref, ...])]: replace each chunk's rows in the refs table."""
+    items = [(cid, refs) for cid, refs in items]
+    if not items:
+        return
+    pks = {}
+    ids = [cid for cid, _ in items]
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        pks.update({cid: pk for pk, cid in conn.execute(
+            f"SELECT pk, id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)})
+    rows = []
+    for cid, refs in items:
+        pk = pks.get(cid)
+        if pk is None:
+            continue
+        conn.execute("DELETE FROM refs WHERE pk=?", (pk,))
+        for ref in refs:
+            kind, target = ref.split(":", 1)
+            rows.append((pk, ref, kind, file_of(target) if kind == "file" else target))
+    conn.executemany("INSERT INTO refs(pk, ref, kind, target) VALUES (?,?,?,?)", rows)
+
+
+def project_of(root: Path) -> Path | None:
+    """The project a memory folder belongs to: the folder holding
+    .cursor/skills/memory-data, else CURSOR_PROJECT_DIR, else unknown."""
+    from .config import DATA_SUBDIR
+    root = Path(root)
+    if root.as_posix().endswith(DATA_SUBDIR.as_posix()):
+        return root.parents[len(DATA_SUBDIR.parts) - 1]
+    env = os.environ.get("CURSOR_PROJECT_DIR")
+    return Path(env) if env else None
+
+
+def check(mem) -> dict:
+    """seed 002 §7.2: {"broken": [(chunk id, ref, why, suggestion)], "orphans": [path]}."""
+    from .config import load_config
+
+    project = mem.project
+    config = load_config(mem.root)
+    mem.sync(embed=False)
+
+    def rows(conn):
+        return conn.execute("SELECT c.id, r.ref, r.kind, r.target FROM refs r JOIN chunks c "
+                            "ON c.pk = r.pk WHERE c.hidden = 0 ORDER BY c.id").fetchall()
+
+    broken, used = [], set()
+    moved = renames(project) if project is not None else {}
+    for cid, ref, kind, target in mem._run(rows):
+        if kind == "url" or project is None:
+            continue
+        if kind == "file":
+            if not (Path(project) / target).exists():
+                broken.append((cid, ref, "file not found", suggest(target, project, moved)))
+        else:
+            used.add((kind, target))
+            if artifact_file(project, config, kind, target) is None:
+                folder = artifact_dirs(project, config)[kind]
+                broken.append((cid, ref, f"no file {target}* in {folder}", None))
+    orphans = []
+    if project is not None:
+        for kind, folder in artifact_dirs(project, config).items():
+            if folder.is_dir():
+                for p in sorted(folder.iterdir()):
+                    if p.is_file() and (kind, p.name) not in used and (kind, p.stem) not in used:
+                        orphans.append(str(p.relative_to(project)))
+    return {"broken": broken, "orphans": orphans}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from . import vectors
+from . import corrections, vectors
 from .text import match_expression
 
 MODES = ("hybrid", "fts", "vector")
@@ -37,6 +37,9 @@ class Hit:
     evidence: list = field(default_factory=list)  # ids of the records merged into this hit
     section: str | None = None  # MEMORY.md heading
     source_id: str | None = None
+    refs: list = field(default_factory=list)  # [{"ref": "file:src/a.ts", "exists": True}]
+    status: str = "active"  # or forgotten / superseded (only with history)
+    superseded_by: str | None = None
     norm: str | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
@@ -59,10 +62,19 @@ class Filters:
     memory_types: list | None = None
     since: str | None = None  # UTC ISO
     until: str | None = None
+    ref_targets: list | None = None  # file paths (with their former names) or ids
+    history: bool = False  # also forgotten and superseded records
 
     def sql(self, alias: str = "c"):
-        """(WHERE fragment over chunks, params). Archived transcripts only when asked for."""
+        """(WHERE fragment over chunks, params). Archived transcripts only when asked for;
+        forgotten and superseded records only with history."""
         clauses, params = [], []
+        if not self.history:
+            clauses.append(f"{alias}.hidden = 0")
+        if self.ref_targets:
+            clauses.append(f"{alias}.pk IN (SELECT pk FROM refs WHERE target IN "
+                           f"({','.join('?' * len(self.ref_targets))}))")
+            params += self.ref_targets
         if self.types:
             clauses.append(f"{alias}.type IN ({','.join('?' * len(self.types))})")
             params += self.types
@@ -124,14 +136,17 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
 
 
 _HIT_SQL = ("SELECT pk, id, content, type, memory_type, entities, confidence, source_file, "
-            "timestamp, evidence, section, source_id, norm FROM chunks WHERE pk IN ({})")
+            "timestamp, evidence, section, source_id, norm, hidden FROM chunks WHERE pk IN ({})")
 
 
-def load_hits(conn, ranked: list) -> list:
+def load_hits(conn, ranked: list, project=None) -> list:
     if not ranked:
         return []
-    rows = {r[0]: r for r in conn.execute(
-        _HIT_SQL.format(",".join("?" * len(ranked))), [r[0] for r in ranked])}
+    pks = [r[0] for r in ranked]
+    rows = {r[0]: r for r in conn.execute(_HIT_SQL.format(",".join("?" * len(pks))), pks)}
+    refs_of = _refs(conn, pks, project)
+    hidden = [r[1] for r in rows.values() if r[13]]
+    status = corrections.history(conn, hidden) if hidden else {}
     hits = []
     for pk, score, fr, fs, vr, vs in ranked:
         r = rows.get(pk)
@@ -141,8 +156,21 @@ def load_hits(conn, ranked: list) -> list:
             id=r[1], content=r[2], type=r[3], memory_type=r[4], entities=json.loads(r[5] or "[]"),
             confidence=r[6], source_file=r[7], timestamp=r[8], score=score, fts_rank=fr,
             fts_score=fs, vec_rank=vr, vec_score=vs, evidence=json.loads(r[9] or "[]") or [r[1]],
-            section=r[10], source_id=r[11], norm=r[12]))
+            section=r[10], source_id=r[11], norm=r[12], refs=refs_of.get(pk, []),
+            status=status.get(r[1], ("superseded", None))[0] if r[13] else "active",
+            superseded_by=status.get(r[1], (None, None))[1] if r[13] else None))
     return hits
+
+
+def _refs(conn, pks, project) -> dict:
+    """{pk: [{"ref", "exists"}]}: whether a file reference still resolves is checked now."""
+    from .refs import exists
+
+    out: dict = {}
+    for pk, ref in conn.execute(
+            f"SELECT pk, ref FROM refs WHERE pk IN ({','.join('?' * len(pks))})", pks):
+        out.setdefault(pk, []).append({"ref": ref, "exists": exists(ref, project)})
+    return out
 
 
 def collapse(hits: list) -> list:

@@ -9,12 +9,11 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
-from . import jsonl
+from . import corrections, jsonl, refs
 from .chunking import split_markdown
-from .config import iso, normalize_time
+from .config import normalize_time
 from .records import FACT_TYPES, KINDS
 from .text import normalize
 
@@ -36,6 +35,7 @@ class SyncReport:
     removed: int = 0
     skipped: list = field(default_factory=list)  # ["daily/2026-10-01.jsonl:12: not JSON ..."]
     embedded: int = 0
+    corrections: int = 0  # tombstones, supersedes and fact statuses read
     notes: list = field(default_factory=list)
 
     def __str__(self):
@@ -72,6 +72,8 @@ def sync_text(conn, root: Path) -> SyncReport:
         current = source_files(root)
         for gone in set(state) - set(current):
             report.removed += conn.execute("DELETE FROM chunks WHERE source_file=?", (gone,)).rowcount
+            report.corrections += conn.execute("DELETE FROM corrections WHERE source_file=?",
+                                               (gone,)).rowcount
             conn.execute("DELETE FROM sync_state WHERE file_path=?", (gone,))
             conn.execute("DELETE FROM skipped WHERE file_path=?", (gone,))
         for rel in current:
@@ -84,6 +86,8 @@ def sync_text(conn, root: Path) -> SyncReport:
                 report.removed += conn.execute(
                     "DELETE FROM chunks WHERE source_file=?", (rel,)).rowcount
                 conn.execute("DELETE FROM sync_state WHERE file_path=?", (rel,))
+        if report.upserted or report.removed or report.corrections:
+            corrections.apply(conn)
     return report
 
 
@@ -109,7 +113,7 @@ def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
         conn.execute("DELETE FROM skipped WHERE file_path=?", (rel,))
     batch = jsonl.read(path, offset, line_no)
     report.files += 1
-    chunks = {}
+    chunks, records = {}, {}
     for n, record in batch.records:
         try:
             chunk = to_chunk(rel, record)
@@ -118,12 +122,16 @@ def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
             continue
         if chunk is not None:
             chunks[chunk[0]] = chunk  # a later line with the same id is a newer version
+            records[chunk[0]] = record
     for n, reason in batch.skipped:
         report.skipped.append(f"{rel}:{n}: {reason}")
     conn.executemany("INSERT OR REPLACE INTO skipped(file_path, line, reason) VALUES (?,?,?)",
                      [(rel, n, reason) for n, reason in batch.skipped])
     if chunks:
         report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
+        refs.store(conn, [(cid, refs.of_record(records[cid], chunks[cid][1], None))
+                          for cid in chunks])
+    report.corrections += corrections.store(conn, rel, [r for _, r in batch.records], whole=whole)
     if whole:
         report.removed += _remove_vanished(conn, rel, chunks)
     last_id = batch.records[-1][1].get("id") if batch.records else None
@@ -151,7 +159,9 @@ def _sync_markdown(conn, root: Path, rel: str, row, report: SyncReport) -> None:
         return
     text = path.read_bytes().decode("utf-8", errors="replace")
     report.files += 1
-    stamp = iso(datetime.fromtimestamp(st.st_mtime, timezone.utc))
+    # Core memory is curated, not dated: a chunk gets no timestamp (the file's mtime would
+    # change every chunk's hash, and so re-embed every section, on any edit).
+    stamp = None
     chunks = {}
     for c in split_markdown(text, rel):
         context = " / ".join(c.path)
@@ -159,6 +169,8 @@ def _sync_markdown(conn, root: Path, rel: str, row, report: SyncReport) -> None:
                             stamp, c.section, context, [c.id])
     if chunks:
         report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
+        project = refs.project_of(root)
+        refs.store(conn, [(cid, refs.extract(c[1], project)) for cid, c in chunks.items()])
     report.removed += _remove_vanished(conn, rel, chunks)
     conn.execute(
         "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, size, inode, mtime, "

@@ -116,9 +116,10 @@ def knn(conn, query_vector, k: int, where: str = "", params=(), vec_filters=None
         rows = conn.execute(sql, args).fetchall()
         if not rows:
             return []
-        current = {pk for (pk,) in conn.execute(
-            f"SELECT pk FROM chunks WHERE vec_hash = hash AND pk IN ({','.join('?' * len(rows))})",
-            [r[0] for r in rows])}
+        current = {pk for (pk,) in conn.execute(  # current vectors that pass every filter
+            f"SELECT c.pk FROM chunks c WHERE c.vec_hash = c.hash AND c.pk IN "
+            f"({','.join('?' * len(rows))})" + (" AND " + where if where else ""),
+            [r[0] for r in rows] + list(params))}
         return [(pk, 1.0 - dist) for pk, dist in rows if pk in current]
     np = _np()
     rows = conn.execute(

@@ -13,7 +13,8 @@ def save_on(mem, monkeypatch, day, content, confidence=1.0, hour=12):
 
 
 def facts_in(text):
-    return re.findall(r"^- \[(\d{4}-\d\d-\d\d)[^\]]*\] (.*?)(?: \(confidence [\d.]+\))?$", text, re.M)
+    return re.findall(r"^- \[(\d{4}-\d\d-\d\d)[^\]]*\] (.*?)(?: \(confidence [\d.]+\))? \([\w-]+\)$",
+                      text, re.M)
 
 
 def test_decay_policy_keeps_recent_days_whole_and_older_days_sparse(mem, monkeypatch):

@@ -1,0 +1,130 @@
+"""Corrections without rewriting history: forget and supersede append records; search, the
+session context, consolidation and a rebuild from scratch all honour them."""
+import json
+import os
+
+import pytest
+
+from conftest import run_script
+from memory_core import Memory, MemoryError
+from memory_core.consolidate import consolidate, read_facts
+
+
+def ids(hits):
+    return [h.id for h in hits]
+
+
+def lines(mem):
+    return [json.loads(x) for p in sorted((mem.root / "daily").glob("*.jsonl"))
+            for x in p.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_forgotten_fact_disappears_from_search_and_context(mem):
+    wrong = mem.save_fact("部署窗口是周五晚上")
+    mem.save_fact("Grafana 看板在 infra 仓库")
+    assert ids(mem.search("部署窗口", mode="fts")) == [wrong["id"]]
+    before = [json.dumps(r, sort_keys=True) for r in lines(mem)]
+    tomb = mem.forget(wrong["id"], reason="记错了，是周四")
+    after = [json.dumps(r, sort_keys=True) for r in lines(mem)]
+    assert after[:len(before)] == before  # nothing edited: one line appended
+    assert lines(mem)[-1] == tomb and tomb["target"] == wrong["id"] and tomb["type"] == "forget"
+    assert wrong["id"] not in ids(mem.search("部署窗口"))
+    assert "周五晚上" not in mem.context()
+    old = mem.search("部署窗口", history=True)
+    assert old[0].id == wrong["id"] and old[0].status == "forgotten"
+
+
+def test_a_superseded_fact_gives_way_to_its_newest_version(mem):
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    v3 = mem.save_fact("Redis 缓存 TTL 改成 21600 秒", supersedes=v2["id"])
+    assert ids(mem.search("Redis 缓存 TTL", mode="fts")) == [v3["id"]]
+    chain = {h.id: (h.status, h.superseded_by)
+             for h in mem.search("Redis 缓存 TTL", history=True, mode="fts")}
+    assert chain == {v3["id"]: ("active", None), v2["id"]: ("superseded", v3["id"]),
+                     v1["id"]: ("superseded", v2["id"])}
+    context = mem.context()
+    assert "21600" in context and "3600 秒" not in context and "86400" not in context
+
+
+def test_unknown_ids_are_refused_and_nothing_is_written(mem):
+    mem.save_fact("x")
+    n = len(lines(mem))
+    with pytest.raises(MemoryError, match="no memory has the id"):
+        mem.forget("log-20990101-000000-0000000000")
+    with pytest.raises(MemoryError, match="no memory has the id"):
+        mem.save_fact("y", supersedes="fact-doesnotexist")
+    with pytest.raises(MemoryError, match="MEMORY.md is yours"):
+        mem.forget("MEMORY.md#偏好")
+    assert len(lines(mem)) == n
+
+
+def test_forget_and_supersede_from_the_command_line(mem):
+    a = mem.save_fact("the staging host is staging.old.example.com")
+    out = run_script("save_fact.py", "--content", "the staging host is staging.orbit.example.com",
+                     "--supersedes", a["id"], "--memory-dir", str(mem.root), "--json")
+    assert out.returncode == 0, out.stderr
+    b = json.loads(out.stdout)
+    assert b["supersedes"] == a["id"]
+    import subprocess
+    import sys
+    from conftest import ROOT
+    forget = subprocess.run([sys.executable, "-m", "memory_core", "forget", b["id"], "--reason",
+                             "host retired", "--memory-dir", str(mem.root)], capture_output=True,
+                            text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert forget.returncode == 0 and "forgot" in forget.stdout
+    assert ids(mem.search("staging host", mode="fts")) == []
+    bad = run_script("save_fact.py", "--content", "x", "--supersedes", "nope",
+                     "--memory-dir", str(mem.root))
+    assert bad.returncode == 2 and "no memory has the id" in bad.stderr
+
+
+def test_consolidation_honours_forget_and_supersede(mem):
+    keep = mem.save_fact("API 默认监听 3000 端口")
+    gone = mem.save_fact("前端用 Redux Toolkit")
+    old = mem.save_fact("ORM 用 Prisma")
+    consolidate(mem)
+    mem.forget(gone["id"])
+    new = mem.save_fact("ORM 从 Prisma 换成 Drizzle", supersedes=old["id"])
+    consolidate(mem)
+    facts = {f["content"]: f for f in read_facts(mem.root).values()}
+    assert facts["API 默认监听 3000 端口"].get("status", "active") == "active"
+    assert facts["前端用 Redux Toolkit"]["status"] == "forgotten"
+    assert facts["ORM 用 Prisma"]["status"] == "superseded"
+    assert facts["ORM 用 Prisma"]["superseded_by"] == facts["ORM 从 Prisma 换成 Drizzle"]["id"]
+    assert facts["ORM 从 Prisma 换成 Drizzle"]["supersedes"] == facts["ORM 用 Prisma"]["id"]
+    assert consolidate(mem).new == 0  # idempotent
+    shown = ids(mem.search("ORM Prisma Drizzle Redux 端口"))
+    assert facts["ORM 从 Prisma 换成 Drizzle"]["id"] in shown
+    for hidden in (gone["id"], old["id"], facts["ORM 用 Prisma"]["id"], facts["前端用 Redux Toolkit"]["id"]):
+        assert hidden not in shown
+    assert keep["id"] in str([h.evidence for h in mem.search("3000 端口")])
+    assert new["id"] in str([h.evidence for h in mem.search("Drizzle")])
+
+
+def test_forgetting_a_consolidated_fact_hides_the_lines_it_came_from(mem):
+    a = mem.save_fact("部署在阿里云 ACK")
+    b = mem.save_fact("部署在阿里云 ACK。")
+    consolidate(mem)
+    fact = next(iter(read_facts(mem.root)))
+    assert ids(mem.search("阿里云 ACK", mode="fts")) == [fact]
+    mem.forget(fact)
+    assert mem.search("阿里云 ACK", mode="fts") == []
+    assert set(ids(mem.search("阿里云 ACK", history=True))) >= {fact}
+    assert a["id"] and b["id"]
+
+
+def test_corrections_survive_a_rebuild_from_scratch(mem):
+    v1 = mem.save_fact("the deploy window is Friday evening")
+    v2 = mem.save_fact("the deploy window is Thursday evening", supersedes=v1["id"])
+    wrong = mem.save_fact("the on-call phone is 555-0100")
+    mem.forget(wrong["id"])
+    consolidate(mem)
+    expected = ids(mem.search("deploy window on-call phone"))
+    os.unlink(mem.root / "index.sqlite")
+    fresh = Memory(mem.root)
+    assert ids(fresh.search("deploy window on-call phone")) == expected
+    assert v1["id"] not in str(expected) and wrong["id"] not in str(expected)
+    assert any(v2["id"] in h.evidence for h in fresh.search("deploy window"))
+    fresh.rebuild()
+    assert ids(Memory(mem.root).search("deploy window on-call phone")) == expected

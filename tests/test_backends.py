@@ -103,3 +103,23 @@ def test_rebuild_moves_vectors_into_the_store_this_python_can_use(tmp_path, monk
     assert report.embedded == 0  # carried over, not recomputed
     assert mem.stats()["vector_store"] == "vec0"
     assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]
+
+
+def test_a_warm_process_answers_from_memory_exactly_as_the_scan_does(tmp_path, monkeypatch):
+    from memory_core import vectors
+    mem = Memory(tmp_path / "m")
+    for f in FACTS:
+        mem.save_fact(f)
+    mem.save_fact("Redis keeps the permission cache for 300 seconds", kind="preference",
+                  memory_type="O")
+    mem.sync()
+    cold = [(h.id, round(h.vec_score, 5)) for h in mem.search(QUERY, mode="vector")]
+    monkeypatch.setattr(vectors, "WARM_MIN", 0)
+    vectors._warm.clear()
+    for _ in range(3):  # the second search builds the matrix, the third uses it
+        warm = [(h.id, round(h.vec_score, 5)) for h in mem.search(QUERY, mode="vector")]
+        assert warm == cold
+    assert any(e[2] is not None for e in vectors._warm.values())
+    assert {h.type for h in mem.search("Redis", mode="vector", type="preference")} == {"preference"}
+    new = mem.save_fact("Login sessions now live in Valkey instead of Redis")
+    assert new["id"] in [h.id for h in mem.search(QUERY, mode="vector")]  # version bumped

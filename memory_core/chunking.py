@@ -15,8 +15,8 @@ CHUNKER_VERSION = "1"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = r"^(#{1,6})\s+(.*?)\s*#*\s*$"
+_FENCE = r"^\s*(```|~~~)"
 
 
 @dataclass
@@ -53,9 +53,9 @@ def _sections(text: str):
     start = 1
     fenced = False
     for i, line in enumerate(text.splitlines(), 1):
-        if _FENCE.match(line):
+        if re.match(_FENCE, line):  # re caches compiled patterns; nothing at import
             fenced = not fenced
-        m = None if fenced else _HEADING.match(line)
+        m = None if fenced else re.match(_HEADING, line)
         if m:
             out.append(([t for _, t in path], start, lines))
             level = len(m.group(1))

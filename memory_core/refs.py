@@ -21,13 +21,22 @@ MAX_REFS = 32
 # `category:id` in prose, English or Chinese: the category is one of ours (so `TODO:`,
 # `注意:` and `10:30` are not references), it is not glued to a preceding ASCII word, and the
 # id starts with a letter or digit.
-_CATEGORY_REF = re.compile(
-    r"(?<![A-Za-z0-9_/.\-])(" + "|".join(CATEGORIES) + r"):([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9])")
-_FILE_REF = re.compile(r"(?<![A-Za-z0-9_])file:([^\s`'\"，。；、）)]+)")
-# a backticked path: no spaces, has a slash or a dot-extension
-_BACKTICKED = re.compile(r"`([^`\s]+)`")
-_PATHLIKE = re.compile(r"^(?:\./)?[A-Za-z0-9_@.\-][A-Za-z0-9_@.\-/]*(?:/[A-Za-z0-9_@.\-]+|\.[A-Za-z0-9]{1,8})"
-                       r"(?:#L\d+(?:-L?\d+)?|:\d+)?$")
+_PATTERNS = {
+    "category": r"(?<![A-Za-z0-9_/.\-])(" + "|".join(CATEGORIES)
+                + r"):([A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9])",
+    "file": r"(?<![A-Za-z0-9_])file:([^\s`'\"，。；、）)]+)",
+    "backticked": r"`([^`\s]+)`",  # a backticked path: no spaces, a slash or a dot-extension
+    "pathlike": r"^(?:\./)?[A-Za-z0-9_@.\-][A-Za-z0-9_@.\-/]*(?:/[A-Za-z0-9_@.\-]+|\.[A-Za-z0-9]{1,8})"
+                r"(?:#L\d+(?:-L?\d+)?|:\d+)?$",
+}
+_compiled: dict = {}
+
+
+def _re(name: str):
+    """Compiled on first use: sessionStart with nothing new never needs them."""
+    if name not in _compiled:
+        _compiled[name] = re.compile(_PATTERNS[name])
+    return _compiled[name]
 
 
 class RefError(ValueError):
@@ -97,19 +106,19 @@ def extract(text: str, project: Path | None = None) -> list[str]:
     found = []
     if not text:
         return found
-    for m in _CATEGORY_REF.finditer(text):
+    for m in _re("category").finditer(text):
         found.append(f"{m.group(1)}:{m.group(2)}")
-    for m in _FILE_REF.finditer(text):
+    for m in _re("file").finditer(text):
         try:
             found.append(f"file:{normalize_path(m.group(1).rstrip('.,;:'))}")
         except RefError:
             pass
     if project is not None:
-        for m in _BACKTICKED.finditer(text):
+        for m in _re("backticked").finditer(text):
             candidate = m.group(1)
             if ":" in candidate.split("/")[0] and not re.search(r":\d+$", candidate):
                 continue  # `artifact:x`, `https://…`: not a path
-            if not _PATHLIKE.match(candidate):
+            if not _re("pathlike").match(candidate):
                 continue
             try:
                 path = normalize_path(candidate)

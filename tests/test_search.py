@@ -138,3 +138,20 @@ def test_vectors_missing_for_lack_of_a_model_are_made_later(tmp_path, monkeypatc
     for k, v in real.items():
         monkeypatch.setenv(k, v)
     assert Memory(mem.root).sync().embedded == 1
+
+
+# --- long conversation queries -----------------------------------------------------------
+
+def test_in_a_conversation_the_last_line_counts_most(mem):
+    early = mem.save_fact("Bart 在公园和朋友踢足球")
+    late = mem.save_fact("Bart 在家里给小乌龟换水")
+    talk = '<Bart>:"今天在公园踢足球了"\n<Assistant>:"真不错"\n<Bart>:"回家后我给小乌龟换水"'
+    assert mem.search(talk, mode="fts", limit=2)[0].id == late["id"]
+    assert early["id"] in ids(mem.search(talk, mode="fts", limit=2))
+
+
+def test_a_conversation_also_matches_single_characters(mem):
+    related = mem.save_fact("Bart 参加了篮球比赛，得了第二名")
+    mem.save_fact("项目周会改到周三下午")
+    talk = '<Bart>:"我们今天打篮球赛了"\n<Assistant>:"结果怎么样？"\n<Bart>:"我们赢了！"'
+    assert mem.search(talk, mode="fts", limit=1)[0].id == related["id"]

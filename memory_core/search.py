@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from . import vectors
+from .sync import parent_of
 from .text import match_expression
 
 MODES = ("hybrid", "fts", "vector")
@@ -16,7 +17,7 @@ MODES = ("hybrid", "fts", "vector")
 # the offline test model; docs/benchmarks.md has the grid. Both are in config.json.
 RRF_K = 2
 VECTOR_WEIGHT = 0.4
-BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic), type
+BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic/neighbour), type
 
 
 @dataclass
@@ -38,10 +39,12 @@ class Hit:
     section: str | None = None  # MEMORY.md heading
     source_id: str | None = None
     norm: str | None = field(default=None, repr=False)
+    pk: int | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("norm")
+        d.pop("pk")
         return d
 
 
@@ -128,10 +131,18 @@ _HIT_SQL = ("SELECT pk, id, content, type, memory_type, entities, confidence, so
 
 
 def load_hits(conn, ranked: list) -> list:
+    """Hits in `ranked` order; a part (sync.parts) comes back as the record it is part of."""
     if not ranked:
         return []
     rows = {r[0]: r for r in conn.execute(
         _HIT_SQL.format(",".join("?" * len(ranked))), [r[0] for r in ranked])}
+    parents = {pk: p for pk, r in rows.items()
+               if (p := parent_of(r[1], json.loads(r[9] or "[]")))}
+    if parents:
+        wanted = list(set(parents.values()))
+        sql = _HIT_SQL.replace("pk IN", "id IN").format(",".join("?" * len(wanted)))
+        by_id = {r[1]: r for r in conn.execute(sql, wanted)}
+        rows.update({pk: by_id.get(p) for pk, p in parents.items()})
     hits = []
     for pk, score, fr, fs, vr, vs in ranked:
         r = rows.get(pk)
@@ -141,7 +152,7 @@ def load_hits(conn, ranked: list) -> list:
             id=r[1], content=r[2], type=r[3], memory_type=r[4], entities=json.loads(r[5] or "[]"),
             confidence=r[6], source_file=r[7], timestamp=r[8], score=score, fts_rank=fr,
             fts_score=fs, vec_rank=vr, vec_score=vs, evidence=json.loads(r[9] or "[]") or [r[1]],
-            section=r[10], source_id=r[11], norm=r[12]))
+            section=r[10], source_id=r[11], norm=r[12], pk=r[0]))
     return hits
 
 

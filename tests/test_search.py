@@ -140,6 +140,71 @@ def test_vectors_missing_for_lack_of_a_model_are_made_later(tmp_path, monkeypatc
     assert Memory(mem.root).sync().embedded == 1
 
 
+# --- what goes into a chunk --------------------------------------------------------------
+
+def _line(mem, content, day, session, **extra):
+    """A daily line saved on `day` (YYYY-MM-DD) in `session`, as a hook or the agent would."""
+    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
+              "type": "fact", "memory_type": "W", "content": content, "entities": [],
+              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}, **extra}
+    from memory_core import jsonl
+    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
+    return record
+
+
+def test_a_reply_is_found_by_the_question_it_answers(mem):
+    _line(mem, "Mia: How long have you been playing the piano?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: About four months now, every evening.", "2026-03-01", "chat-1")
+    _line(mem, "Mia: What did you do at the weekend?", "2026-03-02", "chat-2")
+    elsewhere = _line(mem, "Leo: About four months now, most evenings.", "2026-03-02", "chat-2")
+    hits = mem.search("How long has Leo been playing the piano?", mode="fts", limit=3)
+    found = ids(hits)
+    assert reply["id"] in found  # it shares no word with the question; its context does
+    assert elsewhere["id"] not in found or found.index(reply["id"]) < found.index(elsewhere["id"])
+    assert next(h for h in hits if h.id == reply["id"]).content == reply["content"]
+
+
+def test_the_line_before_is_context_only_within_the_same_session(mem):
+    _line(mem, "We picked PostgreSQL 16 for the billing database", "2026-03-01", "s1")
+    other = _line(mem, "The office moves to the fifth floor", "2026-03-01", "s2")
+    hits = mem.search("PostgreSQL billing database", mode="fts")
+    assert other["id"] not in ids(hits)
+
+
+def test_an_appended_line_gets_the_same_context_as_in_a_full_read(mem):
+    import sqlite3
+    _line(mem, "Mia: Which cache do we use for sessions?", "2026-03-01", "chat-1")
+    mem.sync(embed=False)
+    _line(mem, "Leo: Redis, with a six hour TTL.", "2026-03-01", "chat-1")
+    mem.sync(embed=False)  # reads only the appended line
+
+    def contexts(root):
+        db = sqlite3.connect(root / "index.sqlite")
+        try:
+            return sorted(db.execute("SELECT id, context FROM chunks"))
+        finally:
+            db.close()
+
+    incremental = contexts(mem.root)
+    (mem.root / "index.sqlite").unlink()
+    Memory(mem.root).sync(embed=False)
+    assert contexts(mem.root) == incremental
+    assert any(c and "Which cache" in c for _, c in incremental)
+
+
+def test_a_long_section_is_found_by_one_of_its_lines_and_comes_back_whole(mem):
+    lines = [f"- 服务 {i}：端口 {4000 + i}，负责模块 m{i}" for i in range(30)]
+    lines[17] = "- 灰度发布先切 5% 流量，观察 30 分钟再全量"
+    (mem.root / "MEMORY.md").write_text("# 核心记忆\n\n## 部署约定\n" + "\n".join(lines) + "\n",
+                                        encoding="utf-8")
+    for i in range(5):
+        mem.save_fact(f"发布流程第 {i} 步已经写进文档")
+    hits = mem.search("灰度发布 流量", limit=3)
+    assert hits[0].id == "MEMORY.md#部署约定" and hits[0].section == "部署约定"
+    assert "灰度发布先切 5% 流量" in hits[0].content and "端口 4003" in hits[0].content
+    assert not any("#part-" in h.id for h in mem.search("端口 服务 模块", limit=20))
+
+
 # --- long conversation queries -----------------------------------------------------------
 
 def test_in_a_conversation_the_last_line_counts_most(mem):

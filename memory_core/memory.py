@@ -165,7 +165,7 @@ class Memory:
         since/until (a date or ISO time). Returns a list of Hits with `.notes`."""
         from . import vectors
         from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
-                             vector_candidates)
+                             rerank, vector_candidates)
 
         if mode not in MODES:
             raise MemoryError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -199,7 +199,7 @@ class Memory:
                     vec = vector_candidates(conn, qvec, filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
-            return collapse(load_hits(conn, fuse(fts, vec, *fusion)))[:limit]
+            return rerank(collapse(load_hits(conn, fuse(fts, vec, *fusion))))[:limit]
 
         return Results(self._run(run, vectors=qvec is not None), notes)
 

@@ -313,7 +313,9 @@ def _timestamp(record: dict, *keys) -> str:
 def to_chunk(rel: str, record: dict, neighbour: str | None = None):
     """The index row for a record, None for a record that is not searchable (a session
     event), or ValueError naming what is wrong with it. `neighbour`: the content of the
-    line before it in the same session (daily lines), kept as context."""
+    line before it in the same session (daily lines), kept as context. A daily line's or a
+    summary's source_id is its session, when it names one (search lets a summary share in
+    the score of its session's lines); otherwise the record's id."""
     rid = record.get("id")
     if not isinstance(rid, str) or not rid.strip() or len(rid) > 200:
         raise ValueError("missing or invalid 'id'")
@@ -328,7 +330,7 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None):
         if todos:
             parts.append("Todos: " + "; ".join(todos))
         return _row(rid, "\n".join(parts), "session_summary", "S", [], 1.0, rel,
-                    rid, _timestamp(record, "timestamp"), None, topic, [rid])
+                    session_of(record) or rid, _timestamp(record, "timestamp"), None, topic, [rid])
     if rel == "facts.jsonl":
         content = _need_text(record, "content")
         memory_type = record.get("type")
@@ -346,7 +348,7 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None):
         raise ValueError("missing 'type'")
     if kind == "transcript":  # archived turns: keyword-searchable on request, never embedded
         return _row(rid, _need_text(record, "content"), "transcript", None, [], 1.0, rel,
-                    rid, _timestamp(record, "timestamp"), None,
+                    session_of(record) or rid, _timestamp(record, "timestamp"), None,
                     _tail(neighbour), [rid])
     if kind not in KINDS:
         return None  # session events are not memories to search
@@ -355,7 +357,7 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None):
         raise ValueError("'memory_type' must be text")
     return _row(rid, _need_text(record, "content"), kind, memory_type,
                 _str_list(record, "entities"), _confidence(record, 0.8 if kind == "preference" else 1.0),
-                rel, rid, _timestamp(record, "timestamp"), None,
+                rel, session_of(record) or rid, _timestamp(record, "timestamp"), None,
                 _tail(neighbour), [rid])
 
 

@@ -205,6 +205,16 @@ def test_a_long_section_is_found_by_one_of_its_lines_and_comes_back_whole(mem):
     assert not any("#part-" in h.id for h in mem.search("端口 服务 模块", limit=20))
 
 
+def test_a_session_summary_rises_with_the_lines_of_its_session(mem):
+    mem.save_fact("Failed email jobs retry 3 times with exponential backoff", session_id="c9")
+    ours = mem.save_summary("邮件队列", "新增 BullMQ 邮件队列，失败任务进入死信队列。", session_id="c9")
+    other = mem.save_summary("看板拖拽", "实现看板列之间拖拽任务，失败时回滚。", session_id="c8")
+    mem.save_fact("Email templates are written in MJML", session_id="c8")
+    found = ids(mem.search("exponential backoff for failed email jobs", limit=4))
+    assert ours["id"] in found[:3]
+    assert other["id"] not in found or found.index(ours["id"]) < found.index(other["id"])
+
+
 # --- long conversation queries -----------------------------------------------------------
 
 def test_in_a_conversation_the_last_line_counts_most(mem):

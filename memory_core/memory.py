@@ -163,7 +163,8 @@ class Memory:
         Filters: type (fact/preference/action/session_summary/core; transcript, the archived
         turns, only when asked for), memory_type (W/B/O/S),
         since/until (a date or ISO time). Returns a list of Hits with `.notes`."""
-        from . import vectors
+        from . import temporal, vectors
+        from .config import now
         from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
                              rerank, vector_candidates)
 
@@ -190,6 +191,7 @@ class Memory:
         depth = max(50, 5 * limit)
         fusion = self._fusion()
         qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None
+        hint = temporal.parse(query, now())
 
         def run(conn):
             fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
@@ -199,7 +201,11 @@ class Memory:
                     vec = vector_candidates(conn, qvec, filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
-            return rerank(collapse(load_hits(conn, fuse(fts, vec, *fusion))))[:limit]
+            dated = []
+            if hint.start is not None and mode != "vector":  # the days the query names
+                dated = fts_candidates(conn, query, filters.within(hint.start, hint.end), depth)
+            hits = collapse(load_hits(conn, fuse(fts, vec, *fusion, dated=dated)))
+            return rerank(conn, hits, hint, hint.rest(query))[:limit]
 
         return Results(self._run(run, vectors=qvec is not None), notes)
 

@@ -7,10 +7,13 @@ each Chinese/Japanese run as its overlapping bigrams (so every word of two or mo
 is a phrase of bigrams), then the run's single characters (so one-character words are found
 too). Queries are cut the same way and joined with OR, so one missing term never zeroes a
 query. Why bigrams and not word segmentation: docs/retrieval.md "Chinese tokenization
-options".
+options". A small word list (zh_words.txt) cuts queries into words only to judge what a
+hit is about (`words`).
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 import unicodedata
 
@@ -148,6 +151,86 @@ def match_expression(query: str, columns: str = "content entities") -> str:
         return ""
     phrases = " OR ".join(" OR ".join(['"' + t.replace('"', "") + '"'] * w) for t, w in terms)
     return "{" + columns + "}: (" + phrases + ")"
+
+
+# --- words, for judging what a hit is about ------------------------------------------------
+
+_WORDS_FILE = "zh_words.txt"
+_word_rank: dict | None = None
+
+
+def words(text: str) -> list[str]:
+    """The content words of a query as FTS5 phrases: English words and identifiers as in
+    query_terms, Chinese cut into dictionary words (`性能分` is 性能 + 分, where bigrams
+    would give 性能 + 能分). Search uses them to ask how much of a question a hit covers
+    (search.promote_by_time); keyword matching itself keeps the bigrams, which also find
+    partial words. Stopwords and one-letter Latin words are left out."""
+    out: list[str] = []
+    pos = 0
+    for m in _IDENT.finditer(text):
+        _plain_words(text[pos:m.start()], out)
+        out.append(" ".join(p.lower() for p in _TOKEN.findall(m.group())))
+        pos = m.end()
+    _plain_words(text[pos:], out)
+    return list(dict.fromkeys(out))
+
+
+def _plain_words(text: str, out: list) -> None:
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if not _CJK_RUN.match(tok):
+            low = tok.lower()
+            if len(low) > 1 and low not in STOPWORDS_EN:
+                out.append(low)
+            continue
+        for w in segment(tok):
+            if w not in STOPWORDS_ZH and not _all_stop_chars(w):
+                out.append(" ".join(w[i:i + 2] for i in range(len(w) - 1)) if len(w) > 1 else w)
+
+
+def segment(run: str) -> list[str]:
+    """A run of Chinese characters cut into words: the cut whose words are most frequent
+    in the shipped list (a unigram model with Zipf costs), then neighbouring characters that
+    are no word on their own and no stopword joined (`哈希`, `时好时坏` are not in the list)."""
+    rank = _load_words()
+    single = math.log(len(rank) + 2) + 3
+    best = [0.0] + [math.inf] * len(run)
+    back = [0] * (len(run) + 1)
+    for i in range(1, len(run) + 1):
+        for n in range(1, min(4, i) + 1):
+            w = run[i - n:i]
+            cost = single if n == 1 else (math.log(rank[w] + 2) if w in rank else None)
+            if cost is not None and best[i - n] + cost < best[i]:
+                best[i], back[i] = best[i - n] + cost, n
+    cut, i = [], len(run)
+    while i:
+        cut.append(run[i - back[i]:i])
+        i -= back[i]
+    out, loose = [], ""
+    for w in reversed(cut):
+        if len(w) == 1 and w not in STOPWORDS_ZH:
+            loose += w
+            continue
+        if loose:
+            out.append(loose)
+            loose = ""
+        out.append(w)
+    if loose:
+        out.append(loose)
+    return out
+
+
+def _load_words() -> dict:
+    global _word_rank
+    if _word_rank is None:
+        path = os.path.join(os.path.dirname(__file__), _WORDS_FILE)
+        try:
+            with open(path, encoding="utf-8") as f:
+                listed = [w for w in f.read().split("\n") if w and not w.startswith("#")]
+        except OSError:  # a broken install: every character stands alone, then joins up
+            listed = []
+        _word_rank = {w: i for i, w in enumerate(listed)}
+    return _word_rank
 
 
 def count_tokens(text: str) -> int:

@@ -1,5 +1,5 @@
 """How queries are cut into FTS5 terms and into words (memory_core.text)."""
-from memory_core.text import match_expression, query_terms, weighted_terms
+from memory_core.text import match_expression, query_terms, segment, weighted_terms, words
 
 
 def test_contraction_pieces_and_per_are_stopwords():
@@ -18,3 +18,10 @@ def test_a_conversations_last_line_weighs_double_and_adds_characters():
 def test_a_one_line_query_has_no_weights_or_characters():
     w = dict(weighted_terms("小乌龟生病了怎么办"))
     assert set(w.values()) == {1} and "龟" not in w
+
+
+def test_chinese_is_cut_into_dictionary_words():
+    assert segment("性能分现在是多少") == ["性能", "分", "现在", "是", "多少"]
+    assert segment("密码哈希") == ["密码", "哈希"]  # 哈希 is not listed: loose characters join
+    assert words("Lighthouse 性能分现在是多少？") == ["lighthouse", "性能", "分"]
+    assert words("JWT_SECRET 没配置会怎样") == ["jwt secret", "配置"]

@@ -215,6 +215,38 @@ def test_a_session_summary_rises_with_the_lines_of_its_session(mem):
     assert other["id"] not in found or found.index(ours["id"]) < found.index(other["id"])
 
 
+# --- time in the query -------------------------------------------------------------------
+
+def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    _line(mem, "Redis 缓存 TTL 先设为 3600 秒", "2026-09-08", "a")
+    _line(mem, "Redis 缓存 TTL 从 3600 改成 86400 秒", "2026-09-15", "b")
+    newest = _line(mem, "Redis TTL stays at 21600s, no change planned", "2026-10-14", "c")
+    _line(mem, "用户希望缓存 key 统一加 orbit: 前缀", "2026-10-15", "d")  # newer, other subject
+    for query in ("Redis 缓存 TTL 现在是多少？", "What is the Redis TTL now?"):
+        assert mem.search(query, limit=5)[0].id == newest["id"]
+    assert mem.search("Redis 缓存 TTL 是多少？", limit=5)[0].id != newest["id"]  # no "now"
+
+
+def test_originally_puts_the_oldest_value_first(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    first = _line(mem, "worker concurrency 设为 5", "2026-09-16", "a")
+    _line(mem, "worker concurrency 从 5 提到 10", "2026-10-09", "b")
+    assert mem.search("最早的时候 worker concurrency 是多少", limit=3)[0].id == first["id"]
+
+
+def test_a_named_day_brings_that_days_records_forward(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    for day in ("2026-09-10", "2026-09-11", "2026-09-13", "2026-09-14"):
+        _line(mem, f"Rate limit for the public API reviewed, no change ({day})", day, day)
+    that_day = _line(mem, "Added a global rate limit of 100 requests per minute", "2026-09-12", "x")
+    for query in ("What rate limit did we add on Sept 12?", "9月12号加的 rate limit 是多少",
+                  "rate limit 2026-09-12"):
+        assert mem.search(query, limit=3)[0].id == that_day["id"]
+    yesterday = _line(mem, "Rate limit dashboards moved to Grafana", "2026-10-14", "y")
+    assert mem.search("what happened to the rate limit yesterday", limit=3)[0].id == yesterday["id"]
+
+
 # --- long conversation queries -----------------------------------------------------------
 
 def test_in_a_conversation_the_last_line_counts_most(mem):

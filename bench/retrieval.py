@@ -21,7 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,8 +29,9 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 DEFAULT_DATA = Path(os.environ.get("CURSOR_MEMORY_BENCH_DATA", REPO.parent / "shared" / "bench"))
 MODES = ("fts", "vector", "hybrid")
-# "Now" for relative dates in queries ("上周", "yesterday"); otherwise the day after the
-# store's newest record, so every run of the same data gives the same numbers.
+# "Now" for relative dates in queries ("上周", "yesterday"): fixed where the data says what
+# "today" is (devmem: 2026-10-15), otherwise the time of the store's newest record (a store
+# is read as if searched right after its last save), so every run gives the same numbers.
 FIXED_NOW = {"devmem": "2026-10-15T12:00:00Z"}
 
 
@@ -55,7 +56,7 @@ def store_now(name: str, folder: Path) -> str:
     if newest is None:
         return datetime.now(timezone.utc).isoformat()
     from memory_core.config import iso, parse_time
-    return iso(parse_time(newest) + timedelta(days=1))
+    return iso(parse_time(newest))
 
 
 def matches(gold: str, hit) -> bool:
@@ -168,11 +169,15 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--max-queries", type=int, help="per store (smoke runs)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "retrieval.json")
+    ap.add_argument("--configured-model", action="store_true",
+                    help="embed with CURSOR_MEMORY_MODEL / CURSOR_MEMORY_MODEL_PATH (e.g. the "
+                         "production model) instead of the offline test model")
     args = ap.parse_args(argv)
     modes = tuple(m for m in args.modes.split(",") if m)
 
-    from offline_model import use_offline_model
-    use_offline_model()
+    from offline_model import MODEL_NAME, use_offline_model
+    if not args.configured_model:
+        use_offline_model()
     stores = find_stores(args.data, args.datasets)
     if not stores:
         print(f"no stores under {args.data}", file=sys.stderr)
@@ -190,7 +195,8 @@ def main(argv=None) -> int:
     doc = {
         "command": "python bench/retrieval.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, offline test model)",
+        "model": (os.environ.get("CURSOR_MEMORY_MODEL", "?") if args.configured_model
+                  else f"{MODEL_NAME} (int8 ONNX, offline test model)"),
         "seconds": round(time.perf_counter() - started, 1),
         "results": results,
     }

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .text import count_tokens
 
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"  # 2: neighbour context for daily lines; parts of long records (sync.py)
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 

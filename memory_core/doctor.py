@@ -51,13 +51,14 @@ def _expected(root: Path) -> dict:
 
 def _index(mem):
     from .index import vector_driver
+    from .sync import PART
 
     report = mem.sync(embed=False)
     expected = _expected(mem.root)
 
     def counts(conn):
-        got = dict(conn.execute("SELECT source_file, count(*) FROM chunks "
-                                "WHERE source_file != 'MEMORY.md' GROUP BY source_file"))
+        got = dict(conn.execute("SELECT source_file, count(*) FROM chunks WHERE source_file "
+                                f"!= 'MEMORY.md' AND instr(id, '{PART}') = 0 GROUP BY source_file"))
         skipped = conn.execute("SELECT file_path, line, reason FROM skipped "
                                "ORDER BY file_path, line").fetchall()
         integrity = conn.execute("PRAGMA quick_check").fetchone()[0]

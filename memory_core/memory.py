@@ -238,9 +238,10 @@ class Memory:
         since/until (a date or ISO time), ref (a file path, also under the names git says it
         had, or a url / category:id: what do we know about it), history (also show forgotten
         and superseded records, with their status). Returns a list of Hits with `.notes`."""
-        from . import vectors
+        from . import temporal, vectors
+        from .config import now
         from .search import (MODES, Filters, Results, collapse, fts_candidates, fuse, load_hits,
-                             vector_candidates)
+                             rerank, vector_candidates)
 
         if mode not in MODES:
             raise MemoryError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -266,6 +267,7 @@ class Memory:
         depth = max(50, 5 * limit)
         fusion = self._fusion()
         qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None
+        hint = temporal.parse(query, now())
 
         def run(conn):
             fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
@@ -275,10 +277,14 @@ class Memory:
                     vec = vector_candidates(conn, qvec, filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
-            ranked = fuse(fts, vec, *fusion)
+            dated = []
+            if hint.start is not None and mode != "vector":  # the days the query names
+                dated = fts_candidates(conn, query, filters.within(hint.start, hint.end), depth)
+            ranked = fuse(fts, vec, *fusion, dated=dated)
             if filters.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = _newest(conn, filters, depth)
-            return collapse(load_hits(conn, ranked, self.project))[:limit]
+            hits = collapse(load_hits(conn, ranked, self.project))
+            return rerank(conn, hits, hint, hint.rest(query))[:limit]
 
         return Results(self._run(run, vectors=qvec is not None), notes)
 
@@ -372,18 +378,24 @@ class Memory:
         """Counts and settings, for `cursor-memory stats`."""
         from . import embeddings, vectors
         from .index import get_meta, vector_driver
+        from .sync import PART
 
         def run(conn):
-            by_type = dict(conn.execute("SELECT type, count(*) FROM chunks GROUP BY type"))
+            whole = f"instr(id, '{PART}') = 0"  # records, not the line-parts indexed with them
+            by_type = dict(conn.execute(f"SELECT type, count(*) FROM chunks WHERE {whole} "
+                                        "GROUP BY type"))
             total = sum(by_type.values())
-            with_vec = conn.execute("SELECT count(*) FROM chunks WHERE vec_hash = hash").fetchone()[0]
+            with_vec = conn.execute(f"SELECT count(*) FROM chunks WHERE vec_hash = hash AND {whole}"
+                                    ).fetchone()[0]
             skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
             return {
                 "memory_dir": str(self.root),
                 "chunks": total,
                 "by_type": by_type,
                 "vectors": with_vec,
-                "pending_vectors": total - with_vec,
+                "pending_vectors": total - with_vec - by_type.get("transcript", 0),
+                "hidden": conn.execute("SELECT count(*) FROM chunks WHERE hidden = 1 AND "
+                                       f"{whole}").fetchone()[0],
                 "skipped_lines": skipped,
                 "index_bytes": self.index.path.stat().st_size,
                 "vector_store": get_meta(conn, "vector_store"),

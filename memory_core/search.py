@@ -1,22 +1,49 @@
-"""Search: FTS5 BM25 and vector KNN candidates fused with Reciprocal Rank Fusion
-(seed 001 §6.3), then duplicates collapsed so one fact never fills the top 5 twice.
+"""Search: FTS5 BM25 and vector KNN candidates (and BM25 again within the days a query
+names) fused with Reciprocal Rank Fusion (seed 001 §6.3), duplicates collapsed so one fact
+never fills the top 5 twice, then reranked: consolidated records ahead of raw lines of
+similar rank, session summaries with their session's lines, and for "what is X now" the
+newest record about X on top. docs/retrieval.md has the numbers behind each.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 
 from . import corrections, vectors
-from .text import match_expression
+from .sync import parent_of
+from .text import match_expression, words
 
 MODES = ("hybrid", "fts", "vector")
 # Weighted RRF. k=60 (the textbook value) with equal weights lets the weaker list drag the
 # stronger one down: on LoCoMo it scored below BM25 alone (R@5 0.499 vs 0.543). A small k
 # trusts the top of each list, and the vector list weighs less than the keyword list for
-# the offline test model; docs/benchmarks.md has the grid. Both are in config.json.
+# the offline test model. With the keyword side of docs/retrieval.md the best region is
+# k 1-3, weight 0.3 on all three datasets (`bench/ablate.py --fusion-grid`); 0.4, the best
+# before, now costs MADial 0.01. The weight belongs to the model: re-tune it with another
+# one. Both are in config.json.
 RRF_K = 2
-VECTOR_WEIGHT = 0.4
-BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic), type
+VECTOR_WEIGHT = 0.3
+BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic/neighbour), type
+
+# Records that were written or reviewed as a whole: a MEMORY.md section, a session summary,
+# a fact consolidated from daily lines, are better answers than a raw line of similar rank:
+# their fused score counts 1.3 times (devmem R@5 0.738 -> 0.758; 0.3 to 0.5 score the same).
+# Below 4/3 on purpose: with RRF k=2 the first hit is 4/3 ahead of the second, so a MEMORY.md
+# line that shares one word with the query cannot pass the record that matches all of it.
+CONSOLIDATED = ("MEMORY.md", "sessions.jsonl", "facts.jsonl")
+CONSOLIDATED_BOOST = 0.3
+# "What is X now": of the first ABOUT_DEPTH dated hits, those that contain at least
+# ABOUT_SHARE of the query words the best of them contains are about X; the newest goes
+# first. devmem newest-first: 0 of 9 without this (3 before any of docs/retrieval.md); 8
+# with ABOUT_SHARE 0.4 or 0.5 (depth 10 or 20), 7 with 0.6 or depth 5, 4-6 with 0.3 or 0.7.
+ABOUT_DEPTH = 10
+ABOUT_SHARE = 0.5
+DIGESTS = ("core", "session_summary")  # many facts, no single time: never promoted
+# A session summary digests the lines saved in its session: when one of them matches, the
+# summary gains a quarter of that line's score (devmem R@5 0.737 -> 0.758; 0.5 scores the
+# same R@5 and costs MRR 0.03).
+SESSION_SHARE = 0.25
 
 
 @dataclass
@@ -41,10 +68,12 @@ class Hit:
     status: str = "active"  # or forgotten / superseded (only with history)
     superseded_by: str | None = None
     norm: str | None = field(default=None, repr=False)
+    pk: int | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("norm")
+        d.pop("pk")
         return d
 
 
@@ -91,6 +120,13 @@ class Filters:
             params.append(self.until)
         return " AND ".join(clauses), params
 
+    def within(self, start, end) -> "Filters":
+        """These filters, narrowed to [start, end) (aware datetimes)."""
+        from .config import iso
+        since, until = iso(start), iso(end - timedelta(seconds=1))
+        return Filters(self.types, self.memory_types, max(self.since or since, since),
+                       min(self.until or until, until), self.ref_targets, self.history)
+
     def vec0(self):
         """The same filters on vec0's metadata columns."""
         out = []
@@ -123,8 +159,14 @@ def vector_candidates(conn, query_vector, filters: Filters, k: int) -> list:
     return vectors.knn(conn, query_vector, k, where, params, filters.vec0())
 
 
-def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT) -> list:
-    """Weighted Reciprocal Rank Fusion: [(pk, score, fts_rank, fts_score, vec_rank, vec_score)]."""
+def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT,
+         dated: list = ()) -> list:
+    """Weighted Reciprocal Rank Fusion: [(pk, score, fts_rank, fts_score, vec_rank, vec_score)].
+    `dated`: the keyword list again, searched only within the days the query names ("昨天",
+    "on Sept 12"); it adds to the score like the main list, so a record of that day counts
+    twice. (A filter would lose the MEMORY.md section a dated question also needs; a fixed
+    boost found fewer, LoCoMo R@5 0.665 against 0.671; a dated vector list as well added
+    nothing and costs a second scan of every vector.)"""
     table: dict = {}
     for rank, (pk, s) in enumerate(fts, 1):
         table[pk] = [1.0 / (k + rank), rank, s, None, None]
@@ -132,6 +174,9 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
         row = table.setdefault(pk, [0.0, None, None, None, None])
         row[0] += vector_weight / (k + rank)
         row[3], row[4] = rank, s
+    for rank, (pk, s) in enumerate(dated, 1):
+        row = table.setdefault(pk, [0.0, None, None, None, None])
+        row[0] += 1.0 / (k + rank)
     return sorted(((pk, *v) for pk, v in table.items()), key=lambda r: -r[1])
 
 
@@ -140,12 +185,22 @@ _HIT_SQL = ("SELECT pk, id, content, type, memory_type, entities, confidence, so
 
 
 def load_hits(conn, ranked: list, project=None) -> list:
+    """Hits in `ranked` order; a part (sync.parts) comes back as the record it is part of,
+    with its references (do they still resolve?) and, when hidden, its status."""
     if not ranked:
         return []
-    pks = [r[0] for r in ranked]
-    rows = {r[0]: r for r in conn.execute(_HIT_SQL.format(",".join("?" * len(pks))), pks)}
-    refs_of = _refs(conn, pks, project)
-    hidden = [r[1] for r in rows.values() if r[13]]
+    rows = {r[0]: r for r in conn.execute(
+        _HIT_SQL.format(",".join("?" * len(ranked))), [r[0] for r in ranked])}
+    parents = {pk: p for pk, r in rows.items()
+               if (p := parent_of(r[1], json.loads(r[9] or "[]")))}
+    if parents:
+        wanted = list(set(parents.values()))
+        sql = _HIT_SQL.replace("pk IN", "id IN").format(",".join("?" * len(wanted)))
+        by_id = {r[1]: r for r in conn.execute(sql, wanted)}
+        rows.update({pk: by_id.get(p) for pk, p in parents.items()})
+    live = [r for r in rows.values() if r is not None]
+    refs_of = _refs(conn, [r[0] for r in live], project)
+    hidden = [r[1] for r in live if r[13]]
     status = corrections.history(conn, hidden) if hidden else {}
     hits = []
     for pk, score, fr, fs, vr, vs in ranked:
@@ -156,7 +211,7 @@ def load_hits(conn, ranked: list, project=None) -> list:
             id=r[1], content=r[2], type=r[3], memory_type=r[4], entities=json.loads(r[5] or "[]"),
             confidence=r[6], source_file=r[7], timestamp=r[8], score=score, fts_rank=fr,
             fts_score=fs, vec_rank=vr, vec_score=vs, evidence=json.loads(r[9] or "[]") or [r[1]],
-            section=r[10], source_id=r[11], norm=r[12], refs=refs_of.get(pk, []),
+            section=r[10], source_id=r[11], norm=r[12], pk=r[0], refs=refs_of.get(r[0], []),
             status=status.get(r[1], ("superseded", None))[0] if r[13] else "active",
             superseded_by=status.get(r[1], (None, None))[1] if r[13] else None))
     return hits
@@ -195,3 +250,51 @@ def collapse(hits: list) -> list:
         kept.evidence = merged
         owner.update({k: slot for k in keys})
     return out
+
+
+def rerank(conn, hits: list, hint=None, query: str = "") -> list:
+    """Consolidated records move up, and session summaries with the lines of their session;
+    for a question about the newest (oldest) state of something, see promote_by_time."""
+    for h in hits:
+        if h.source_file in CONSOLIDATED:
+            h.score *= 1 + CONSOLIDATED_BOOST
+    best: dict = {}  # session -> best score of its lines
+    for h in hits:
+        if h.type not in DIGESTS and h.source_id and h.source_id != h.id:
+            best[h.source_id] = max(best.get(h.source_id, 0.0), h.score)
+    for h in hits:
+        if h.type == "session_summary" and h.source_id in best:
+            h.score += SESSION_SHARE * best[h.source_id]
+    hits.sort(key=lambda h: -h.score)
+    if hint is not None and hint.order:
+        hits = promote_by_time(conn, hits, hint.order == "newest", query)
+    return hits
+
+
+def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
+    """"Redis TTL 现在是多少？": several records give a value, and relevance alone puts the
+    one that states it most literally first, often the oldest. Of the first ABOUT_DEPTH
+    dated records (session summaries and MEMORY.md sections hold many facts and no single
+    time, so they are not candidates), those that contain at least ABOUT_SHARE of the query
+    words the best of them contains are about the same thing; the newest (for "最早" or
+    "originally", the oldest) of them goes first and the rest keep their order. Words are
+    dictionary words, not bigrams, so `性能分` counts as 性能 + 分 and a junk bigram (能分)
+    cannot decide what is about what."""
+    head = [h for h in hits if h.type not in DIGESTS and h.timestamp][:ABOUT_DEPTH]
+    units = words(query)
+    if not head or not units:
+        return hits
+    pks = [h.pk for h in head]
+    count = dict.fromkeys(pks, 0)
+    sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
+           f"({','.join('?' * len(pks))})")
+    for unit in units:
+        for (pk,) in conn.execute(sql, ('{content}: "' + unit.replace('"', "") + '"', *pks)):
+            count[pk] += 1
+    best = max(count.values())
+    about = [h for h in head if best and count[h.pk] >= ABOUT_SHARE * best]
+    if not about:
+        return hits
+    pick = (max if newest else min)(about, key=lambda h: h.timestamp)
+    pick.score = max(pick.score, hits[0].score)
+    return [pick] + [h for h in hits if h is not pick]

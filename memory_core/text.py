@@ -6,10 +6,14 @@ with it. We therefore hand FTS5 text that is already cut: ASCII/Latin words as t
 each Chinese/Japanese run as its overlapping bigrams (so every word of two or more characters
 is a phrase of bigrams), then the run's single characters (so one-character words are found
 too). Queries are cut the same way and joined with OR, so one missing term never zeroes a
-query. Why bigrams and not word segmentation: see docs/benchmarks.md "Chinese tokenization".
+query. Why bigrams and not word segmentation: docs/retrieval.md "Chinese tokenization
+options". A small word list (zh_words.txt) cuts queries into words only to judge what a
+hit is about (`words`).
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 import unicodedata
 
@@ -31,7 +35,7 @@ just me more most my myself no nor not now of off on once only or other our ours
 over own same she should so some such than that the their theirs them themselves then there
 these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves did does what's let's
-i'm it's don't can't 's
+i'm it's don't can't 's s t d ll re ve m per via
 """.split())
 STOPWORDS_ZH = frozenset("""
 的 了 是 在 和 与 及 也 都 就 很 还 又 这 那 有 没 不 吗 呢 吧 啊 呀 哦 嗯 着 过 得 地 么 把 被 给 对 我 你 他 她 它
@@ -74,27 +78,50 @@ def query_terms(query: str) -> list[str]:
     - other words are themselves;
     - stopwords go unless nothing else is left; duplicates go.
     """
+    return [t for t, _ in weighted_terms(query)]
+
+
+# A query of several lines is a conversation (MADial's dialogues, a pasted chat): the last
+# line is the turn being answered, so its terms count double (MADial R@5 0.51 -> 0.56,
+# MRR 0.66 -> 0.70; docs/retrieval.md). A one-line query is unaffected.
+LAST_LINE_WEIGHT = 2
+# A conversation also matches single Chinese characters, a kind of stemming for related
+# words (篮球赛 / 篮球比赛): MADial R@5 0.51 -> 0.56. A one-line query does not: there the
+# characters only add noise (devmem R@5 0.673 -> 0.651 with plain BM25, bench/cjk_cut.py).
+CONVERSATION_CHARS = True
+
+
+def weighted_terms(query: str) -> list[tuple[str, int]]:
+    """query_terms with a weight each (1, or LAST_LINE_WEIGHT for the last line's terms)."""
     if not query:
         return []
-    terms: list[tuple[str, bool]] = []  # (phrase, is_stopword)
+    lines = [line for line in query.splitlines() if line.strip()] or [query]
+    talk = len(lines) > 1
+    terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
+    for i, line in enumerate(lines):
+        weight = LAST_LINE_WEIGHT if talk and i == len(lines) - 1 else 1
+        terms += [(t, stop, weight)
+                  for t, stop in _line_terms(line, chars=talk and CONVERSATION_CHARS)]
+    kept = [t for t in terms if not t[1]] or terms
+    out: dict[str, int] = {}
+    for t, _, weight in kept:
+        out[t] = max(out.get(t, 0), weight)
+    return list(out.items())
+
+
+def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:
+    terms: list[tuple[str, bool]] = []
     pos = 0
-    for m in _IDENT.finditer(query):
-        _plain_terms(query[pos:m.start()], terms)
+    for m in _IDENT.finditer(text):
+        _plain_terms(text[pos:m.start()], terms, chars)
         parts = [p.lower() for p in _TOKEN.findall(m.group())]
         terms.append((" ".join(parts), False))
         pos = m.end()
-    _plain_terms(query[pos:], terms)
-    kept = [t for t, stop in terms if not stop] or [t for t, _ in terms]
-    seen: set[str] = set()
-    out = []
-    for t in kept:
-        if t not in seen:
-            seen.add(t)
-            out.append(t)
-    return out
+    _plain_terms(text[pos:], terms, chars)
+    return terms
 
 
-def _plain_terms(text: str, terms: list) -> None:
+def _plain_terms(text: str, terms: list, chars: bool = False) -> None:
     for m in _TOKEN.finditer(text):
         tok = m.group()
         if _CJK_RUN.match(tok):
@@ -104,6 +131,8 @@ def _plain_terms(text: str, terms: list) -> None:
                 for i in range(len(tok) - 1):
                     bigram = tok[i:i + 2]
                     terms.append((bigram, bigram in STOPWORDS_ZH or _all_stop_chars(bigram)))
+                if chars:
+                    terms += [(ch, ch in STOPWORDS_ZH) for ch in tok]
         else:
             low = tok.lower()
             terms.append((low, low in STOPWORDS_EN))
@@ -115,12 +144,93 @@ def _all_stop_chars(s: str) -> bool:
 
 def match_expression(query: str, columns: str = "content entities") -> str:
     """An FTS5 MATCH string that cannot fail to parse: every term is a quoted phrase of
-    tokens we produced ourselves, OR-joined, limited to `columns`."""
-    terms = query_terms(query)
+    tokens we produced ourselves, OR-joined, limited to `columns`. A term of weight 2 is
+    listed twice: FTS5's bm25() sums over the query's phrases, so it counts double."""
+    terms = weighted_terms(query)
     if not terms:
         return ""
-    phrases = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+    phrases = " OR ".join(" OR ".join(['"' + t.replace('"', "") + '"'] * w) for t, w in terms)
     return "{" + columns + "}: (" + phrases + ")"
+
+
+# --- words, for judging what a hit is about ------------------------------------------------
+
+_WORDS_FILE = "zh_words.txt"
+_word_rank: dict | None = None
+
+
+def words(text: str) -> list[str]:
+    """The content words of a query as FTS5 phrases: English words and identifiers as in
+    query_terms, Chinese cut into dictionary words (`性能分` is 性能 + 分, where bigrams
+    would give 性能 + 能分). Search uses them to ask how much of a question a hit covers
+    (search.promote_by_time); keyword matching itself keeps the bigrams, which also find
+    partial words. Stopwords and one-letter Latin words are left out."""
+    out: list[str] = []
+    pos = 0
+    for m in _IDENT.finditer(text):
+        _plain_words(text[pos:m.start()], out)
+        out.append(" ".join(p.lower() for p in _TOKEN.findall(m.group())))
+        pos = m.end()
+    _plain_words(text[pos:], out)
+    return list(dict.fromkeys(out))
+
+
+def _plain_words(text: str, out: list) -> None:
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if not _CJK_RUN.match(tok):
+            low = tok.lower()
+            if len(low) > 1 and low not in STOPWORDS_EN:
+                out.append(low)
+            continue
+        for w in segment(tok):
+            if w not in STOPWORDS_ZH and not _all_stop_chars(w):
+                out.append(" ".join(w[i:i + 2] for i in range(len(w) - 1)) if len(w) > 1 else w)
+
+
+def segment(run: str) -> list[str]:
+    """A run of Chinese characters cut into words: the cut whose words are most frequent
+    in the shipped list (a unigram model with Zipf costs), then neighbouring characters that
+    are no word on their own and no stopword joined (`哈希`, `时好时坏` are not in the list)."""
+    rank = _load_words()
+    single = math.log(len(rank) + 2) + 3
+    best = [0.0] + [math.inf] * len(run)
+    back = [0] * (len(run) + 1)
+    for i in range(1, len(run) + 1):
+        for n in range(1, min(4, i) + 1):
+            w = run[i - n:i]
+            cost = single if n == 1 else (math.log(rank[w] + 2) if w in rank else None)
+            if cost is not None and best[i - n] + cost < best[i]:
+                best[i], back[i] = best[i - n] + cost, n
+    cut, i = [], len(run)
+    while i:
+        cut.append(run[i - back[i]:i])
+        i -= back[i]
+    out, loose = [], ""
+    for w in reversed(cut):
+        if len(w) == 1 and w not in STOPWORDS_ZH:
+            loose += w
+            continue
+        if loose:
+            out.append(loose)
+            loose = ""
+        out.append(w)
+    if loose:
+        out.append(loose)
+    return out
+
+
+def _load_words() -> dict:
+    global _word_rank
+    if _word_rank is None:
+        path = os.path.join(os.path.dirname(__file__), _WORDS_FILE)
+        try:
+            with open(path, encoding="utf-8") as f:
+                listed = [w for w in f.read().split("\n") if w and not w.startswith("#")]
+        except OSError:  # a broken install: every character stands alone, then joins up
+            listed = []
+        _word_rank = {w: i for i, w in enumerate(listed)}
+    return _word_rank
 
 
 def count_tokens(text: str) -> int:

@@ -88,3 +88,12 @@ def test_the_cli_exits_1_when_something_needs_the_user(tmp_path, no_model):
                           str(tmp_path / "m")], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
     assert out.returncode == 1 and "FAIL  embedding model" in out.stdout
+
+
+def test_summaries_indexed_line_by_line_still_count_once(project, capsys):
+    proj, mem = project
+    mem.save_summary("部署", "上线了 v1.0。回滚演练通过。", ["用 Helm 部署", "镜像推到 GHCR"], ["补监控"])
+    mem.sync()
+    code, out = run(mem, proj, capsys)
+    assert code == 0, out
+    assert mem.stats()["by_type"]["session_summary"] == 1

@@ -138,3 +138,127 @@ def test_vectors_missing_for_lack_of_a_model_are_made_later(tmp_path, monkeypatc
     for k, v in real.items():
         monkeypatch.setenv(k, v)
     assert Memory(mem.root).sync().embedded == 1
+
+
+# --- what goes into a chunk --------------------------------------------------------------
+
+def _line(mem, content, day, session, **extra):
+    """A daily line saved on `day` (YYYY-MM-DD) in `session`, as a hook or the agent would."""
+    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
+              "type": "fact", "memory_type": "W", "content": content, "entities": [],
+              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}, **extra}
+    from memory_core import jsonl
+    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
+    return record
+
+
+def test_a_reply_is_found_by_the_question_it_answers(mem):
+    _line(mem, "Mia: How long have you been playing the piano?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: About four months now, every evening.", "2026-03-01", "chat-1")
+    _line(mem, "Mia: What did you do at the weekend?", "2026-03-02", "chat-2")
+    elsewhere = _line(mem, "Leo: About four months now, most evenings.", "2026-03-02", "chat-2")
+    hits = mem.search("How long has Leo been playing the piano?", mode="fts", limit=3)
+    found = ids(hits)
+    assert reply["id"] in found  # it shares no word with the question; its context does
+    assert elsewhere["id"] not in found or found.index(reply["id"]) < found.index(elsewhere["id"])
+    assert next(h for h in hits if h.id == reply["id"]).content == reply["content"]
+
+
+def test_the_line_before_is_context_only_within_the_same_session(mem):
+    _line(mem, "We picked PostgreSQL 16 for the billing database", "2026-03-01", "s1")
+    other = _line(mem, "The office moves to the fifth floor", "2026-03-01", "s2")
+    hits = mem.search("PostgreSQL billing database", mode="fts")
+    assert other["id"] not in ids(hits)
+
+
+def test_an_appended_line_gets_the_same_context_as_in_a_full_read(mem):
+    import sqlite3
+    _line(mem, "Mia: Which cache do we use for sessions?", "2026-03-01", "chat-1")
+    mem.sync(embed=False)
+    _line(mem, "Leo: Redis, with a six hour TTL.", "2026-03-01", "chat-1")
+    mem.sync(embed=False)  # reads only the appended line
+
+    def contexts(root):
+        db = sqlite3.connect(root / "index.sqlite")
+        try:
+            return sorted(db.execute("SELECT id, context FROM chunks"))
+        finally:
+            db.close()
+
+    incremental = contexts(mem.root)
+    (mem.root / "index.sqlite").unlink()
+    Memory(mem.root).sync(embed=False)
+    assert contexts(mem.root) == incremental
+    assert any(c and "Which cache" in c for _, c in incremental)
+
+
+def test_a_long_section_is_found_by_one_of_its_lines_and_comes_back_whole(mem):
+    lines = [f"- 服务 {i}：端口 {4000 + i}，负责模块 m{i}" for i in range(30)]
+    lines[17] = "- 灰度发布先切 5% 流量，观察 30 分钟再全量"
+    (mem.root / "MEMORY.md").write_text("# 核心记忆\n\n## 部署约定\n" + "\n".join(lines) + "\n",
+                                        encoding="utf-8")
+    for i in range(5):
+        mem.save_fact(f"发布流程第 {i} 步已经写进文档")
+    hits = mem.search("灰度发布 流量", limit=3)
+    assert hits[0].id == "MEMORY.md#部署约定" and hits[0].section == "部署约定"
+    assert "灰度发布先切 5% 流量" in hits[0].content and "端口 4003" in hits[0].content
+    assert not any("#part-" in h.id for h in mem.search("端口 服务 模块", limit=20))
+
+
+def test_a_session_summary_rises_with_the_lines_of_its_session(mem):
+    mem.save_fact("Failed email jobs retry 3 times with exponential backoff", session_id="c9")
+    ours = mem.save_summary("邮件队列", "新增 BullMQ 邮件队列，失败任务进入死信队列。", session_id="c9")
+    other = mem.save_summary("看板拖拽", "实现看板列之间拖拽任务，失败时回滚。", session_id="c8")
+    mem.save_fact("Email templates are written in MJML", session_id="c8")
+    found = ids(mem.search("exponential backoff for failed email jobs", limit=4))
+    assert ours["id"] in found[:3]
+    assert other["id"] not in found or found.index(ours["id"]) < found.index(other["id"])
+
+
+# --- time in the query -------------------------------------------------------------------
+
+def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    _line(mem, "Redis 缓存 TTL 先设为 3600 秒", "2026-09-08", "a")
+    _line(mem, "Redis 缓存 TTL 从 3600 改成 86400 秒", "2026-09-15", "b")
+    newest = _line(mem, "Redis TTL stays at 21600s, no change planned", "2026-10-14", "c")
+    _line(mem, "用户希望缓存 key 统一加 orbit: 前缀", "2026-10-15", "d")  # newer, other subject
+    for query in ("Redis 缓存 TTL 现在是多少？", "What is the Redis TTL now?"):
+        assert mem.search(query, limit=5)[0].id == newest["id"]
+    assert mem.search("Redis 缓存 TTL 是多少？", limit=5)[0].id != newest["id"]  # no "now"
+
+
+def test_originally_puts_the_oldest_value_first(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    first = _line(mem, "worker concurrency 设为 5", "2026-09-16", "a")
+    _line(mem, "worker concurrency 从 5 提到 10", "2026-10-09", "b")
+    assert mem.search("最早的时候 worker concurrency 是多少", limit=3)[0].id == first["id"]
+
+
+def test_a_named_day_brings_that_days_records_forward(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    for day in ("2026-09-10", "2026-09-11", "2026-09-13", "2026-09-14"):
+        _line(mem, f"Rate limit for the public API reviewed, no change ({day})", day, day)
+    that_day = _line(mem, "Added a global rate limit of 100 requests per minute", "2026-09-12", "x")
+    for query in ("What rate limit did we add on Sept 12?", "9月12号加的 rate limit 是多少",
+                  "rate limit 2026-09-12"):
+        assert mem.search(query, limit=3)[0].id == that_day["id"]
+    yesterday = _line(mem, "Rate limit dashboards moved to Grafana", "2026-10-14", "y")
+    assert mem.search("what happened to the rate limit yesterday", limit=3)[0].id == yesterday["id"]
+
+
+# --- long conversation queries -----------------------------------------------------------
+
+def test_in_a_conversation_the_last_line_counts_most(mem):
+    early = mem.save_fact("Bart 在公园和朋友踢足球")
+    late = mem.save_fact("Bart 在家里给小乌龟换水")
+    talk = '<Bart>:"今天在公园踢足球了"\n<Assistant>:"真不错"\n<Bart>:"回家后我给小乌龟换水"'
+    assert mem.search(talk, mode="fts", limit=2)[0].id == late["id"]
+    assert early["id"] in ids(mem.search(talk, mode="fts", limit=2))
+
+
+def test_a_conversation_also_matches_single_characters(mem):
+    related = mem.save_fact("Bart 参加了篮球比赛，得了第二名")
+    mem.save_fact("项目周会改到周三下午")
+    talk = '<Bart>:"我们今天打篮球赛了"\n<Assistant>:"结果怎么样？"\n<Bart>:"我们赢了！"'
+    assert mem.search(talk, mode="fts", limit=1)[0].id == related["id"]

@@ -22,7 +22,7 @@ from .chunking import CHUNKER_VERSION
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 
@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_file);
 CREATE INDEX IF NOT EXISTS chunks_time ON chunks(timestamp);
 CREATE INDEX IF NOT EXISTS chunks_norm ON chunks(norm);
+-- the chunks waiting for a vector: every search asks, so it must not scan the table
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(pk)
+    WHERE vec_hash IS NOT hash AND type != 'transcript';
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, entities, type,
     content='chunks', content_rowid='pk',

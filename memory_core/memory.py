@@ -188,18 +188,22 @@ class Memory:
         return report
 
     def _fill_vectors(self, embedder, *, limit=None, progress=None, deadline=None,
-                      quiet=False) -> int:
-        """Embed chunks that have no current vector, in batches, outside any lock."""
+                      quiet=False, tidy=True) -> int:
+        """Embed chunks that have no current vector, in batches, outside any lock. With
+        `tidy` (sync), also drop vectors whose chunk is gone; a search skips that, and when
+        nothing is pending it costs one indexed lookup."""
         from . import vectors
 
-        dims = len(embedder.embed_query("dimension probe"))
+        dims = embedder.dims or len(embedder.embed_query("dimension probe"))
 
         def todo(conn):
             if not conn.vec and _vector_store(conn) == "vec0":
                 return None
-            with conn.transaction():
-                vectors.prepare(conn, embedder.identity, dims)
-                vectors.remove_orphans(conn)
+            if tidy or not vectors.ready(conn, embedder.identity, dims):
+                with conn.transaction():
+                    vectors.prepare(conn, embedder.identity, dims)
+                    if tidy:
+                        vectors.remove_orphans(conn)
             return vectors.pending(conn, limit) or []
 
         items = self._run(todo, vectors=True)
@@ -263,7 +267,7 @@ class Memory:
                 notes.append("no embedding model available: keyword results only "
                              "(see `cursor-memory model download`)")
             else:
-                self._fill_vectors(embedder, limit=512, quiet=True)  # saved a moment ago
+                self._fill_vectors(embedder, limit=512, quiet=True, tidy=False)  # just saved
         depth = max(50, 5 * limit)
         fusion = self._fusion()
         qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None

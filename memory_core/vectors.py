@@ -52,16 +52,21 @@ def reset(conn, identity: str, dims: int) -> None:
 
 def prepare(conn, identity: str, dims: int) -> None:
     """Make sure the table holds vectors of this model and size (else start it afresh)."""
-    if (not table_exists(conn) or model_of(conn) != identity
-            or str(get_meta(conn, "embedding_dims")) != str(dims)):
+    if not ready(conn, identity, dims):
         reset(conn, identity, dims)
+
+
+def ready(conn, identity: str, dims: int) -> bool:
+    """Does the table hold vectors of this model and size? (Read-only: searches ask it.)"""
+    return (table_exists(conn) and model_of(conn) == identity
+            and str(get_meta(conn, "embedding_dims")) == str(dims))
 
 
 def pending(conn, limit: int | None = None) -> list:
     """Chunks without a current vector: [(pk, hash, text to embed)]. Archived transcript
     turns are not embedded: they are many, long, and searched by keyword on request."""
     sql = ("SELECT pk, hash, content, context, type FROM chunks WHERE vec_hash IS NOT hash "
-           "AND type != 'transcript' ORDER BY pk"
+           "AND type != 'transcript' ORDER BY pk"  # the chunks_pending index: O(pending)
            + (f" LIMIT {int(limit)}" if limit else ""))
     return [(pk, h, embed_text(content, context, ctype))
             for pk, h, content, context, ctype in conn.execute(sql)]

@@ -256,21 +256,22 @@ class Memory:
                           date_bound(until, end=True) if until else None,
                           self._ref_targets(ref) if ref else None, history)
         notes = []
+        embedder = self.embedder(quiet=True) if mode != "fts" else None
+        if mode != "fts" and embedder is None:
+            notes.append("no embedding model available: keyword results only "
+                         "(see `cursor-memory model download`)")
+        # The query is embedded while the index is brought up to date and searched by
+        # keyword (the model and SQLite both release the GIL): ~10 ms saved a search.
+        qvec = (_in_background(embedder.embed_query, query)
+                if embedder is not None and query.strip() else None)
         if sync:
             report = self.sync(embed=False)
             if report.skipped:
                 notes.append(f"{len(report.skipped)} malformed lines skipped")
-        embedder = None
-        if mode != "fts":
-            embedder = self.embedder(quiet=True)
-            if embedder is None:
-                notes.append("no embedding model available: keyword results only "
-                             "(see `cursor-memory model download`)")
-            else:
-                self._fill_vectors(embedder, limit=512, quiet=True, tidy=False)  # just saved
+        if embedder is not None:
+            self._fill_vectors(embedder, limit=512, quiet=True, tidy=False)  # just saved
         depth = max(50, 5 * limit)
         fusion = self._fusion()
-        qvec = embedder.embed_query(query) if embedder is not None and query.strip() else None
         hint = temporal.parse(query, now())
 
         def run(conn):
@@ -278,7 +279,7 @@ class Memory:
             vec = []
             if qvec is not None:
                 if vectors.usable(conn, embedder.identity):
-                    vec = vector_candidates(conn, qvec, filters, depth)
+                    vec = vector_candidates(conn, qvec(), filters, depth)
                 else:
                     notes.append("vectors are not available in this index yet: keyword results only")
             dated = []
@@ -458,3 +459,27 @@ def _make_private_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         if os.name == "posix":
             os.chmod(path, 0o700)
+
+
+def _in_background(fn, *args):
+    """Run fn(*args) in a thread; returns a function that waits for and returns its result
+    (or raises its error)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+    return result

@@ -244,11 +244,11 @@ def store(conn, items) -> None:
         pks.update({cid: pk for pk, cid in conn.execute(
             f"SELECT pk, id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)})
     rows = []
+    conn.executemany("DELETE FROM refs WHERE pk=?", [(pk,) for pk in pks.values()])
     for cid, refs in items:
         pk = pks.get(cid)
         if pk is None:
             continue
-        conn.execute("DELETE FROM refs WHERE pk=?", (pk,))
         for ref in refs:
             kind, target = ref.split(":", 1)
             rows.append((pk, ref, kind, file_of(target) if kind == "file" else target))

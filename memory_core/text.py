@@ -146,7 +146,11 @@ def match_expression(query: str, columns: str = "content entities") -> str:
     """An FTS5 MATCH string that cannot fail to parse: every term is a quoted phrase of
     tokens we produced ourselves, OR-joined, limited to `columns`. A term of weight 2 is
     listed twice: FTS5's bm25() sums over the query's phrases, so it counts double."""
-    terms = weighted_terms(query)
+    return match_of(weighted_terms(query), columns)
+
+
+def match_of(terms: list[tuple[str, int]], columns: str = "content entities") -> str:
+    """match_expression for terms already chosen ([(phrase, weight)])."""
     if not terms:
         return ""
     phrases = " OR ".join(" OR ".join(['"' + t.replace('"', "") + '"'] * w) for t, w in terms)
@@ -248,5 +252,7 @@ def count_tokens(text: str) -> int:
 def normalize(text: str) -> str:
     """For spotting the same fact written twice: NFKC, case-folded, punctuation and
     spacing removed."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if ch.isalnum())
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+_NOT_ALNUM = re.compile(r"[\W_]+")  # exactly the characters str.isalnum() rejects

@@ -22,3 +22,22 @@ def test_the_retrieval_harness_runs_on_a_small_store(tmp_path):
         assert 0 <= mode["overall"]["r5"] <= 1 and mode["latency_ms"]["p50"] is not None
     assert entry["stores"]["mini"]["now"].startswith("2026-03-20")
     assert out.with_suffix(".md").read_text().startswith("| data | mode |")
+
+
+def test_the_perf_suite_runs_on_a_small_store(tmp_path):
+    """Every row of the performance table is measured (numbers are not judged here: that is
+    bench/perf.py's job on a quiet machine)."""
+    out = tmp_path / "perf.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "perf.py"), "--sizes", "300",
+                           "--runs", "1", "--work", str(tmp_path / "work"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(out.read_text())["results"]["300"]
+    assert r["rebuild"]["embedded"] == r["embed"]["vectors"] > 300  # records, summaries, parts
+    assert r["save_fact"]["median"] > 0 and r["session_start"]["imports_heavy"] == []
+    assert r["search_inproc"]["ours"]["n"] == 40 and r["search_hybrid_cold"]["rss_mb"] > 0
+    table = out.with_suffix(".md").read_text()
+    for what in ("save_fact.py wall", "load_memory.py, nothing new", "text-only sync",
+                 "embedding sync", "hybrid search in process", "--mode fts, cold",
+                 "hybrid, cold", "peak RSS", "index.sqlite size", "full rebuild"):
+        assert what in table

@@ -262,3 +262,37 @@ def test_a_conversation_also_matches_single_characters(mem):
     mem.save_fact("项目周会改到周三下午")
     talk = '<Bart>:"我们今天打篮球赛了"\n<Assistant>:"结果怎么样？"\n<Bart>:"我们赢了！"'
     assert mem.search(talk, mode="fts", limit=1)[0].id == related["id"]
+
+
+def test_past_the_postings_budget_the_most_common_words_are_dropped(mem, monkeypatch):
+    """A query of one rare and one common word over a store where the common word is
+    everywhere: the rare word decides, the common one is not scored at all."""
+    from memory_core import search
+    from memory_core.text import weighted_terms
+
+    for i in range(30):
+        mem.save_fact(f"deploy note {i}: the deploy went fine")
+    mem.save_fact("deploy of the zanzibar gateway failed twice")
+    mem.sync(embed=False)
+
+    def terms(query):
+        return mem._run(lambda conn: search.affordable(conn, weighted_terms(query)))
+
+    assert terms("deploy zanzibar") == [("deploy", 1), ("zanzibar", 1)]  # within budget
+    monkeypatch.setattr(search, "POSTINGS_BUDGET", 10)
+    assert terms("deploy zanzibar") == [("zanzibar", 1)]
+    assert terms("deploy") == [("deploy", 1)]  # the rarest term always stays
+    hits = mem.search("deploy zanzibar", mode="fts", limit=5)
+    assert [h.content for h in hits] == ["deploy of the zanzibar gateway failed twice"]
+
+
+def test_forgotten_records_at_the_top_of_the_keyword_list_do_not_crowd_out_live_ones(mem):
+    """Keyword candidates are ranked in the FTS table alone and filtered afterwards; when the
+    best-ranked rows are all hidden, the filtered query still finds the live ones."""
+    dead = [mem.save_fact("quokka quokka quokka quokka habitat survey") for _ in range(12)]
+    for record in dead:
+        mem.forget(record["id"])
+    live = mem.save_fact("one quokka was seen near the river, among many other animals")
+    hits = mem.search("quokka", mode="fts", limit=2)
+    assert [h.id for h in hits] == [live["id"]]
+    assert len(mem.search("quokka", mode="fts", limit=2, history=True)) == 2

@@ -3,11 +3,12 @@
 100k records, each figure beside a floor measured in the same run (these machines are
 shared and noisy, so ratios are what compare).
 
-    python bench/perf.py                         # 1k, 10k, 100k (~15 min on 2 cores)
-    python bench/perf.py --sizes 1000 --runs 5   # quick
-    python bench/perf.py --sizes 1000000 --only build   # the 1M build (time, sizes)
+    python bench/perf.py --work /tmp/pw                  # 1k, 10k, 100k (~30 min on 2 cores)
+    python bench/perf.py --sizes 1000 --runs 5           # quick
+    python bench/perf.py --work /tmp/pw --only vectors   # vec0 vs numpy on those stores
+    python bench/perf.py --work /tmp/pw --sizes 1000000 --only scale   # the 1M run (~15 min)
 
-Writes bench/results/perf.json and perf.md. Embedding figures use the offline test model
+Writes bench/results/perf.json and perf.md (perf-vectors.*, perf-scale.* for those modes). Embedding figures use the offline test model
 (all-MiniLM-L6-v2 int8, 384 dimensions), not the production default.
 """
 from __future__ import annotations
@@ -95,8 +96,9 @@ def sentence(rng: random.Random) -> str:
 
 
 def make_store(root: Path, n: int, seed: int = 1) -> dict:
-    """n memory records spread over a year of daily files, one summary per 25 records, a
-    MEMORY.md of ~4 KB. Written directly (fast), in the store format."""
+    """n memory records spread over a year of daily files, one summary per 25 records, one
+    forget and one supersede per 500, a MEMORY.md of ~4 KB. Written directly (fast), in the
+    store format."""
     from memory_core import jsonl
 
     rng = random.Random(seed)
@@ -119,6 +121,13 @@ def make_store(root: Path, n: int, seed: int = 1) -> dict:
                          "confidence": rng.choice([1.0, 0.9, 0.8]),
                          "timestamp": f"{d}T{(k * 7) % 24:02d}:{k % 60:02d}:00Z",
                          "source": {"session": f"conv-{day}"}})
+            if i % 250 == 125 and len(recs) > 1:  # agents correct themselves now and then
+                if i % 500 == 125:
+                    recs.append({"id": f"log-{d:%Y%m%d}-{i:07d}f", "type": "forget",
+                                 "target": recs[-2]["id"], "timestamp": recs[-1]["timestamp"]})
+                else:
+                    recs.append(dict(recs[-1], id=f"log-{d:%Y%m%d}-{i:07d}s", content=sentence(rng),
+                                     supersedes=recs[-2]["id"]))
             if i % 25 == 0:
                 summaries.append({"id": f"sum-{d:%Y%m%d}-{i:07d}", "session_id": f"conv-{day}",
                                   "topic": sentence(rng)[:40], "summary": sentence(rng) + sentence(rng),
@@ -204,6 +213,7 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
     if "sync" in only or "build" in only:
         for p in root.glob("index.sqlite*"):
             p.unlink()
+        import memory_core.sync  # noqa: F401 - imports are not throughput (the floor's are done too)
         mem = Memory(root)
         t = time.perf_counter()
         report = mem.sync(embed=False)
@@ -221,16 +231,16 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
         report = mem.rebuild(progress=_progress)
         res["rebuild"] = {"seconds": time.perf_counter() - t, "chunks": report.upserted,
                           "embedded": report.embedded}
+        # the file as a rebuild (or a first sync) leaves it; the sample re-embedded below
+        # would leave vec0 blocks half used, which a store whose texts rarely change never has
+        res["index_bytes"] = (root / "index.sqlite").stat().st_size
+        res["vector_bytes"] = vector_rows(mem) * 384 * 4
         # embedding throughput vs raw fastembed on the same texts
         res["embed"] = embed_rates(mem, mem.embedder(), min(n, 3000))
     if "build" in only:
-        res["index_bytes"] = (root / "index.sqlite").stat().st_size
-        res["vector_bytes"] = res["embed"]["vectors"] * 384 * 4
         return res
     mem = Memory(root)
     mem.sync()  # everything embedded, for the search figures
-    res["index_bytes"] = (root / "index.sqlite").stat().st_size
-    res["vector_bytes"] = vector_rows(mem) * 384 * 4
 
     hook = str(REPO / "scripts" / "load_memory.py")
     payload = json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
@@ -366,6 +376,126 @@ def search_inproc(mem, queries) -> dict:
     return {"ours": stats(ours), "floor": stats(floor)}
 
 
+def vector_paths(mem, queries) -> dict:
+    """The three ways to find the nearest vectors, on the same index and query vectors:
+    vec0's scan in C, numpy after reading every vector out of SQLite (a one-shot process
+    with the blob store), and numpy over a matrix already in memory (a warm process);
+    plus what that matrix costs in memory."""
+    import numpy as np
+    from memory_core import vectors
+
+    emb = mem.embedder()
+    qvecs = [emb.embed_query(q) for q in queries[:20]]
+    out: dict = {}
+
+    def run(conn):
+        t = time.perf_counter()
+        rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
+        pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        load = (time.perf_counter() - t) * 1000
+        del rows
+        scan, warm = [], []
+        for q in qvecs:
+            t = time.perf_counter()
+            conn.execute("SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = 50",
+                         (np.asarray(q, dtype=np.float32).tobytes(),)).fetchall()
+            scan.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            vectors._top(pks, matrix, q, 50)
+            warm.append((time.perf_counter() - t) * 1000)
+        out.update(vectors=len(pks), vec0_knn=stats(scan), numpy_warm=stats(warm),
+                   numpy_cold_ms=load + statistics.median(warm),
+                   matrix_mb=matrix.nbytes / 1e6)
+
+    mem._run(run, vectors=True)
+    return out
+
+
+def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> dict:
+    """A store too big to embed whole here (1M records: ~2 h of the test model on 2 cores):
+    text sync in full, embedding timed on `sample` texts and projected, then every other
+    chunk given a copy of one of the real vectors, so that sizes and search times are those
+    of a full index. Search figures are in process; RSS is this process's peak."""
+    from memory_core import Memory
+
+    root = work / f"store-{n}"
+    res: dict = {"records": n, "embed_sample": sample}
+    if not (root / "MEMORY.md").exists():
+        shutil.rmtree(root, ignore_errors=True)
+        t = time.perf_counter()
+        res["store"] = make_store(root, n)
+        res["store"]["seconds"] = time.perf_counter() - t
+    res["jsonl_bytes"] = jsonl_bytes(root)
+    os.environ.update(model_env, CURSOR_MEMORY_NOW=NOW)
+    for p in root.glob("index.sqlite*"):
+        p.unlink()
+    mem = Memory(root)
+    t = time.perf_counter()
+    report = mem.sync(embed=False)
+    res["text_sync"] = {"seconds": time.perf_counter() - t, "chunks": report.upserted}
+    res["text_sync"]["per_second"] = report.upserted / res["text_sync"]["seconds"]
+    emb = mem.embedder()
+    t = time.perf_counter()
+    done = mem._fill_vectors(emb, limit=sample)
+    rate = done / (time.perf_counter() - t)
+    pending = mem.stats()["pending_vectors"] + done
+    res["embed"] = {"sampled": done, "per_second": rate, "to_embed": pending,
+                    "projected_hours": pending / rate / 3600}
+
+    def copy_vectors(conn):  # every chunk still without a vector gets a real one, reused
+        real = [blob for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")]
+        rows = conn.execute("SELECT pk, hash, type, memory_type, timestamp FROM chunks "
+                            "WHERE vec_hash IS NOT hash AND type != 'transcript'").fetchall()
+        with conn.transaction():
+            conn.executemany("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts) "
+                             "VALUES (?,?,?,?,?)",
+                             [(pk, real[i % len(real)], t or "", m or "", ts or "")
+                              for i, (pk, _, t, m, ts) in enumerate(rows)])
+            conn.executemany("UPDATE chunks SET vec_hash = ? WHERE pk = ?",
+                             [(h, pk) for pk, h, *_ in rows])
+            conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'vectors_version'")
+        return len(rows)
+
+    t = time.perf_counter()
+    res["copied_vectors"] = mem._run(copy_vectors, vectors=True)
+    res["copy_seconds"] = time.perf_counter() - t
+    res["index_bytes"] = (root / "index.sqlite").stat().st_size
+    res["vector_bytes"] = vector_rows(mem) * 384 * 4
+    queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+    from memory_core.search import Filters, fts_candidates
+    fts = []
+    for q in queries:
+        t = time.perf_counter()
+        mem._run(lambda conn: fts_candidates(conn, q, Filters(), 50))
+        fts.append((time.perf_counter() - t) * 1000)
+    res["fts_inproc"] = stats(fts)
+    res["vector_paths"] = vector_paths(mem, queries)
+    t = time.perf_counter()
+    mem.search(queries[0])
+    mem.search(queries[1])  # the second search loads the warm matrix
+    res["warm_load_seconds"] = time.perf_counter() - t
+    res["search_inproc"] = search_inproc(mem, queries)
+    res["peak_rss_mb"] = int([line for line in open("/proc/self/status")
+                              if line.startswith("VmHWM")][0].split()[1]) / 1024
+    e = Env(root, model_env)
+    hook = str(REPO / "scripts" / "load_memory.py")
+    payload = json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
+                          "generation_id": "g", "workspace_roots": [str(work)]})
+    subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
+    res["session_start"] = wall([PY, hook], runs, e.env, stdin=payload)
+    res["save_fact"] = wall([PY, str(REPO / "scripts/save_fact.py"), "--content", "scale bench",
+                             "--memory-dir", str(root)], runs, e.env)
+    search = str(REPO / "scripts/search_memory.py")
+    res["search_fts_cold"] = wall([PY, search, queries[0], "--mode", "fts", "--memory-dir",
+                                   str(root)], runs, e.env)
+    res["search_hybrid_cold"] = wall([PY, search, queries[1], "--memory-dir", str(root)],
+                                     max(1, runs // 2), e.env)
+    res["search_hybrid_cold"]["rss_mb"] = peak_rss_mb([PY, search, queries[1], "--memory-dir",
+                                                       str(root)], e.env)
+    return res
+
+
 # --- report ------------------------------------------------------------------------------
 
 def table(results: dict) -> str:
@@ -426,19 +556,65 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def vectors_table(results: dict) -> str:
+    lines = ["| vectors | vec0 KNN p50 | numpy, cold (read all + product) | numpy, warm (product) | matrix in memory |",
+             "|---|---|---|---|---|"]
+    for n, r in results.items():
+        v = r["vector_paths"]
+        lines.append(f"| {v['vectors']:,} | {v['vec0_knn']['median']:.1f} ms | {v['numpy_cold_ms']:.0f} ms "
+                     f"| {v['numpy_warm']['median']:.1f} ms | {v['matrix_mb']:.0f} MB |")
+    return "\n".join(lines)
+
+
+def scale_table(results: dict) -> str:
+    lines = ["| what | value |", "|---|---|"]
+    for n, r in results.items():
+        e, t = r["embed"], r["text_sync"]
+        s, v = r["search_inproc"]["ours"], r["vector_paths"]
+        for what, value in (
+                ("records (chunks)", f"{n:,} ({t['chunks']:,})"),
+                ("text sync from nothing", f"{t['seconds']:.0f} s ({t['per_second']:,.0f} chunks/s)"),
+                ("embedding", f"{e['per_second']:.0f} texts/s on {e['sampled']:,}: {e['to_embed']:,} "
+                              f"texts would take {e['projected_hours']:.1f} h"),
+                ("JSONL / index.sqlite / raw vectors", f"{r['jsonl_bytes'] / 1e6:.0f} MB / "
+                 f"{r['index_bytes'] / 1e6:.0f} MB / {r['vector_bytes'] / 1e6:.0f} MB"),
+                ("keyword candidates in process p50 / p95", f"{r['fts_inproc']['median']:.1f} / {r['fts_inproc']['p95']:.1f} ms"),
+                ("vec0 KNN p50", f"{v['vec0_knn']['median']:.0f} ms"),
+                ("numpy warm product p50 (matrix)", f"{v['numpy_warm']['median']:.0f} ms ({v['matrix_mb']:.0f} MB)"),
+                ("loading the warm matrix", f"{r['warm_load_seconds']:.1f} s"),
+                ("hybrid search in process p50 / p95", f"{s['median']:.0f} / {s['p95']:.0f} ms"),
+                ("peak RSS of that process", f"{r['peak_rss_mb']:.0f} MB"),
+                ("load_memory.py, nothing new", f"{r['session_start']['median']:.0f} ms"),
+                ("save_fact.py", f"{r['save_fact']['median']:.0f} ms"),
+                ("search_memory.py --mode fts, cold", f"{r['search_fts_cold']['median']:.0f} ms"),
+                ("search_memory.py hybrid, cold (peak RSS)", f"{r['search_hybrid_cold']['median']:.0f} ms "
+                 f"({r['search_hybrid_cold']['rss_mb']:.0f} MB)")):
+            lines.append(f"| {what} | {value} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=9)
-    ap.add_argument("--only", default="all", help="all, or build (sync + embed + sizes only)")
+    ap.add_argument("--only", default="all",
+                    help="all; build (sync + embed + sizes only); vectors (vec0 vs numpy on the "
+                         "stores --work already holds); scale (one huge store, see bench_scale)")
+    ap.add_argument("--embed-sample", type=int, default=10000,
+                    help="scale: texts embedded for real (the rest reuse their vectors)")
     ap.add_argument("--work", type=Path, help="keep generated stores here (reused next run)")
-    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "perf.json")
+    ap.add_argument("--out", type=Path, help="default bench/results/perf.json (perf-MODE.json)")
     args = ap.parse_args(argv)
     from offline_model import MODEL_NAME, model_dir
     model_env = {"CURSOR_MEMORY_MODEL": MODEL_NAME, "CURSOR_MEMORY_MODEL_PATH": model_dir()}
-    only = {"sync", "embed", "all"} if args.only == "all" else {args.only}
+    ap_only = args.only
+    only = {"sync", "embed", "all"} if ap_only == "all" else {ap_only}
     work = args.work or Path(tempfile.mkdtemp(prefix="cursor-memory-perf-"))
     work.mkdir(parents=True, exist_ok=True)
+    render = {"scale": scale_table, "vectors": vectors_table}.get(ap_only, table)
+    if args.out is None:
+        args.out = REPO / "bench" / "results" / ("perf.json" if ap_only in ("all", "build")
+                                                 else f"perf-{ap_only}.json")
     results = {}
     started = time.perf_counter()
 
@@ -449,18 +625,27 @@ def main(argv=None) -> int:
                "seconds": round(time.perf_counter() - started), "results": results}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(doc, indent=1, default=str))
-        args.out.with_suffix(".md").write_text(table(results) + "\n")
+        args.out.with_suffix(".md").write_text(render(results) + "\n")
 
     try:
         for n in [int(x) for x in args.sizes.split(",")]:
             t = time.perf_counter()
-            results[n] = bench_size(n, work, args.runs, only, model_env)
+            if ap_only == "scale":
+                results[n] = bench_scale(n, work, args.runs, args.embed_sample, model_env)
+            elif ap_only == "vectors":
+                from memory_core import Memory
+                queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+                os.environ.update(model_env)
+                results[n] = {"floors": {}, "vector_paths": vector_paths(
+                    Memory(work / f"store-{n}"), queries)}
+            else:
+                results[n] = bench_size(n, work, args.runs, only, model_env)
             print(f"{n}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
             write()
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
-    print(table(results))
+    print(render(results))
     return 0
 
 

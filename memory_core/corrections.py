@@ -42,6 +42,9 @@ def store(conn, rel: str, records, *, whole: bool) -> int:
     return len(rows)
 
 
+_DIGESTS = "('facts.jsonl', 'sessions.jsonl', 'MEMORY.md')"
+
+
 def apply(conn) -> int:
     """Recompute chunks.hidden from the corrections; returns how many chunks changed."""
     targets = {t for (t,) in conn.execute("SELECT DISTINCT target FROM corrections")}
@@ -52,10 +55,12 @@ def apply(conn) -> int:
         for (evidence,) in conn.execute(
                 f"SELECT evidence FROM chunks WHERE id IN ({marks})", list(targets)):
             hidden.update(json.loads(evidence or "[]"))
-        # a fact whose every source was forgotten or replaced
+        # a fact whose every source was forgotten or replaced (or a part of a hidden record).
+        # Only these files' chunks have evidence other than themselves: scanning just them
+        # keeps every sync that changes something from reading all 100k daily lines' JSON.
         for cid, evidence in conn.execute(
                 "SELECT DISTINCT c.id, c.evidence FROM chunks c, json_each(c.evidence) e "
-                f"WHERE e.value IN ({marks})", list(targets)):
+                f"WHERE c.source_file IN {_DIGESTS} AND e.value IN ({marks})", list(targets)):
             ev = json.loads(evidence or "[]")
             if ev and all(e in hidden for e in ev):
                 hidden.add(cid)

@@ -22,7 +22,7 @@ from .chunking import CHUNKER_VERSION
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: chunks_hidden
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 
@@ -54,6 +54,8 @@ CREATE INDEX IF NOT EXISTS chunks_norm ON chunks(norm);
 -- the chunks waiting for a vector: every search asks, so it must not scan the table
 CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(pk)
     WHERE vec_hash IS NOT hash AND type != 'transcript';
+-- the hidden chunks: every sync that changes something recomputes them (corrections.apply)
+CREATE INDEX IF NOT EXISTS chunks_hidden ON chunks(id) WHERE hidden = 1;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, entities, type,
     content='chunks', content_rowid='pk',

@@ -109,15 +109,19 @@ def _head(path: Path, upto: int) -> str:
 
 
 def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
-    path = root / rel
-    st = os.stat(path)
+    st = os.stat(os.path.join(root, rel))  # every search asks this of every file: no pathlib
     if _unchanged(st, row):
         return
+    path = root / rel
     offset, line_no = (row[1], row[2]) if row else (0, 0)
     whole = (row is None or st.st_ino != row[4] or st.st_size < offset
              or (offset and _head(path, offset) != row[6]))
+    # A file never indexed has nothing in the index to replace (a first sync or a rebuild
+    # meets hundreds of them: the deletes below were a third of a 1k-record rebuild).
+    replace = whole and row is not None
     if whole:
         offset, line_no = 0, 0
+    if replace:
         conn.execute("DELETE FROM skipped WHERE file_path=?", (rel,))
     batch = jsonl.read(path, offset, line_no)
     report.files += 1
@@ -143,14 +147,15 @@ def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
                 before[thread] = chunk[1]
     for n, reason in batch.skipped:
         report.skipped.append(f"{rel}:{n}: {reason}")
-    conn.executemany("INSERT OR REPLACE INTO skipped(file_path, line, reason) VALUES (?,?,?)",
-                     [(rel, n, reason) for n, reason in batch.skipped])
+    if batch.skipped:
+        conn.executemany("INSERT OR REPLACE INTO skipped(file_path, line, reason) VALUES (?,?,?)",
+                         [(rel, n, reason) for n, reason in batch.skipped])
     if chunks:
         report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
         refs.store(conn, [(cid, refs.of_record(records[cid], chunks[cid][1], None))
                           for cid in chunks if cid in records])  # parts point nowhere
-    report.corrections += corrections.store(conn, rel, [r for _, r in batch.records], whole=whole)
-    if whole:
+    report.corrections += corrections.store(conn, rel, [r for _, r in batch.records], whole=replace)
+    if replace:
         report.removed += _remove_vanished(conn, rel, chunks)
     last_id = batch.records[-1][1].get("id") if batch.records else None
     conn.execute(
@@ -212,10 +217,10 @@ def _remove_vanished(conn, rel: str, keep: dict) -> int:
 
 
 def _sync_markdown(conn, root: Path, rel: str, row, report: SyncReport) -> None:
-    path = root / rel
-    st = os.stat(path)
+    st = os.stat(os.path.join(root, rel))
     if _unchanged(st, row):
         return
+    path = root / rel
     text = path.read_bytes().decode("utf-8", errors="replace")
     report.files += 1
     # Core memory is curated, not dated: a chunk gets no timestamp (the file's mtime would

@@ -16,6 +16,12 @@ def _np():
     return np
 
 
+# vec0 stores vectors in fixed blocks, allocated whole: 1024 (its default) x 384 floats is
+# 1.5 MB, so a 1,256-vector store's file was two-thirds empty vector space. 256 wastes at
+# most 0.4 MB, and scans 120k vectors no slower (docs/benchmarks.md).
+CHUNK_SIZE = 256
+
+
 def table_exists(conn) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name='chunks_vec'").fetchone() is not None
 
@@ -41,7 +47,7 @@ def reset(conn, identity: str, dims: int) -> None:
     if get_meta(conn, "vector_store") == "vec0":
         conn.execute(
             f"CREATE VIRTUAL TABLE chunks_vec USING vec0(embedding float[{int(dims)}] "
-            "distance_metric=cosine, type text, memory_type text, ts text)")
+            f"distance_metric=cosine, type text, memory_type text, ts text, chunk_size={CHUNK_SIZE})")
     else:
         conn.execute("CREATE TABLE chunks_vec (pk INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
     conn.execute("UPDATE chunks SET vec_hash=NULL WHERE vec_hash IS NOT NULL")
@@ -120,7 +126,8 @@ def remove_orphans(conn) -> int:
 # ~12 ms where vec0's scan takes ~65 ms (docs/benchmarks.md). A one-shot CLI never pays
 # the load (and its memory). Keyed by `vectors_version`, which every vector write bumps.
 WARM_MIN = 20_000  # below this, vec0 is as fast
-_warm: dict = {}  # db path -> [version, seen, pks, matrix]
+_warm: dict = {}  # db path -> [version, searches seen (or SMALL), pks, matrix]
+SMALL = -1
 
 
 def _bump(conn) -> None:
@@ -135,13 +142,15 @@ def _warm_matrix(conn):
     if entry is None or entry[0] != version:
         _warm[path] = [version, 1, None, None]
         return None
+    if entry[1] == SMALL:
+        return None
     if entry[2] is None:
         entry[1] += 1
         np = _np()
-        rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
-        if len(rows) < WARM_MIN:
-            _warm[path] = [version, 0, None, None]  # small: stay with the scan
+        if conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < WARM_MIN:
+            entry[1] = SMALL  # stay with the scan until a vector write changes the version
             return None
+        rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
         entry[2] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         entry[3] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     return entry[2], entry[3]

@@ -324,9 +324,10 @@ def embed_rates(mem, emb, sample: int) -> dict:
     """Our embedding sync vs a bare fastembed embed() of the same texts."""
     from memory_core import vectors
 
-    def reset(conn):
+    def reset(conn):  # the first `sample` chunks lose their vectors
         with conn.transaction():
-            conn.execute("UPDATE chunks SET vec_hash = NULL")
+            conn.execute("UPDATE chunks SET vec_hash = NULL WHERE pk IN (SELECT pk FROM chunks "
+                         "WHERE type != 'transcript' ORDER BY pk LIMIT ?)", (sample,))
         return [t for _, _, t in vectors.pending(conn, sample)]
 
     texts = mem._run(reset, vectors=True)

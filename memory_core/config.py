@@ -82,6 +82,12 @@ def normalize_time(value) -> str | None:
     """A record's timestamp as we store it in the index, or None when it does not parse."""
     if not isinstance(value, str) or not value.strip():
         return None
+    if len(value) == 20 and value[10] == "T" and value[19] == "Z":  # ours already (sync: 3%)
+        try:
+            datetime.fromisoformat(value[:19])
+            return value
+        except ValueError:
+            pass
     try:
         return iso(parse_time(value))
     except MemoryError:

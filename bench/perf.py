@@ -554,7 +554,9 @@ def table(results: dict) -> str:
             row("index.sqlite size", n, f"{r['index_bytes'] / 1e6:.1f} MB",
                 f"{floor / 1e6:.1f} MB (JSONL + raw vectors)", f"{r['index_bytes'] / floor:.2f}×",
                 "≤ 2×", r["index_bytes"] / floor <= 2)
-    return "\n".join(lines)
+    when = [f"{n:,}: `{r['measured']['command']}` at {r['measured']['commit']}, {r['measured']['date']}"
+            for n, r in results.items() if "measured" in r]
+    return "\n".join(lines + ([""] + ["Measured: " + "; ".join(when) + "."] if when else []))
 
 
 def vectors_table(results: dict) -> str:
@@ -616,14 +618,21 @@ def main(argv=None) -> int:
     if args.out is None:
         args.out = REPO / "bench" / "results" / ("perf.json" if ap_only in ("all", "build")
                                                  else f"perf-{ap_only}.json")
-    results = {}
+    # Sizes not run this time keep their earlier figures (each says when and at which commit
+    # it was measured): a 100k run takes half an hour, a 1k re-run two minutes.
+    try:
+        results = {int(k): v for k, v in json.loads(args.out.read_text())["results"].items()}
+    except (OSError, ValueError, KeyError):
+        results = {}
     started = time.perf_counter()
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    command = "python bench/perf.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     def write():  # after every size: a long run that dies keeps what it measured
-        doc = {"command": "python bench/perf.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        doc = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
                "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, offline test model)",
-               "seconds": round(time.perf_counter() - started), "results": results}
+               "results": dict(sorted(results.items()))}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(doc, indent=1, default=str))
         args.out.with_suffix(".md").write_text(render(results) + "\n")
@@ -641,6 +650,9 @@ def main(argv=None) -> int:
                     Memory(work / f"store-{n}"), queries)}
             else:
                 results[n] = bench_size(n, work, args.runs, only, model_env)
+            results[n]["measured"] = {"command": command, "commit": commit,
+                                      "date": time.strftime("%Y-%m-%d"),
+                                      "seconds": round(time.perf_counter() - t)}
             print(f"{n}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
             write()
     finally:

@@ -123,9 +123,10 @@ def remove_orphans(conn) -> int:
 
 # A process that searches again and again (an agent's long session, a benchmark) keeps the
 # vectors in memory from its second search on: one matrix product over 100k x 384 takes
-# ~12 ms where vec0's scan takes ~65 ms (docs/benchmarks.md). A one-shot CLI never pays
-# the load (and its memory). Keyed by `vectors_version`, which every vector write bumps.
-WARM_MIN = 20_000  # below this, vec0 is as fast
+# ~9 ms where vec0's scan takes ~65 ms, and at 12k vectors ~1 ms against 12 ms
+# (docs/benchmarks.md, `bench/perf.py --only vectors`). A one-shot CLI never pays the load
+# (and its memory). Keyed by `vectors_version`, which every vector write bumps.
+WARM_MIN = 5_000  # below this vec0 takes a few ms, not worth 1.5 KB a vector of memory
 _warm: dict = {}  # db path -> [version, searches seen (or SMALL), pks, matrix]
 SMALL = -1
 
@@ -150,10 +151,25 @@ def _warm_matrix(conn):
         if conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < WARM_MIN:
             entry[1] = SMALL  # stay with the scan until a vector write changes the version
             return None
-        rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
-        entry[2] = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        entry[3] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        entry[2], entry[3] = _load_matrix(conn)
     return entry[2], entry[3]
+
+
+def _load_matrix(conn, batch: int = 8192):
+    """(pks, matrix) of every stored vector, filled in batches: reading all rows first held
+    the vectors twice (3.6 GB of RSS for a 1.8 GB matrix at 1.2M vectors)."""
+    np = _np()
+    n = conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0]
+    dims = int(get_meta(conn, "embedding_dims", 0) or 0)
+    pks, matrix = np.empty(n, dtype=np.int64), np.empty((n, dims), dtype=np.float32)
+    cur, filled = conn.execute("SELECT rowid, embedding FROM chunks_vec"), 0
+    while filled < n and (rows := cur.fetchmany(batch)):
+        rows = rows[:n - filled]
+        pks[filled:filled + len(rows)] = [r[0] for r in rows]
+        matrix[filled:filled + len(rows)] = np.frombuffer(
+            b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dims)
+        filled += len(rows)
+    return pks[:filled], matrix[:filled]
 
 
 def _top(pks, matrix, q, n):

@@ -221,6 +221,8 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
         res["text_sync"] = {"seconds": ours, "chunks": report.upserted,
                             "per_second": report.upserted / ours}
         res["text_sync"]["floor_per_second"] = raw_fts_rate(root)
+        if only == {"sync"}:
+            return res
     # a full rebuild from nothing: text and every vector, as `cursor-memory rebuild` does it
     if "embed" in only or "build" in only:
         for p in root.glob("index.sqlite*"):
@@ -285,24 +287,18 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
 
 
 def raw_fts_rate(root: Path) -> float:
-    """Rows per second for a bare executemany of ready rows into the same schema (chunks
-    table, external-content FTS5, triggers with our tokenizer): the floor for text sync."""
+    """Rows per second for a bare executemany of the very rows our sync wrote (read back
+    from the index it built: records, their neighbour context, parts, MEMORY.md sections)
+    into the same schema (chunks table, external-content FTS5, triggers with our tokenizer):
+    the floor for text sync."""
     import sqlite3
-    from memory_core import jsonl
     from memory_core.index import SCHEMA, _statements
-    from memory_core.sync import _COLUMNS, to_chunk, source_files
+    from memory_core.sync import _COLUMNS
     from memory_core.text import index_terms
 
-    rows = []
-    for rel in source_files(root):
-        if rel.endswith(".jsonl"):
-            for _, rec in jsonl.read(root / rel).records:
-                try:
-                    row = to_chunk(rel, rec)
-                except ValueError:
-                    continue
-                if row:
-                    rows.append(row)
+    built = sqlite3.connect(root / "index.sqlite")
+    rows = built.execute(f"SELECT {', '.join(_COLUMNS)} FROM chunks ORDER BY pk").fetchall()
+    built.close()
     with tempfile.TemporaryDirectory() as d:
         db = sqlite3.connect(Path(d) / "raw.sqlite", isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
@@ -559,8 +555,9 @@ def table(results: dict) -> str:
             row("index.sqlite size", n, f"{r['index_bytes'] / 1e6:.1f} MB",
                 f"{floor / 1e6:.1f} MB (JSONL + raw vectors)", f"{r['index_bytes'] / floor:.2f}×",
                 "≤ 2×", r["index_bytes"] / floor <= 2)
-    when = [f"{n:,}: `{r['measured']['command']}` at {r['measured']['commit']}, {r['measured']['date']}"
-            for n, r in results.items() if "measured" in r]
+    when = [f"{n:,}: " + ", ".join(f"`{m['command']}` at {m['commit']}, {m['date']}"
+                                   for m in r["measured"])
+            for n, r in results.items() if r.get("measured")]
     return "\n".join(lines + ([""] + ["Measured: " + "; ".join(when) + "."] if when else []))
 
 
@@ -606,8 +603,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--only", default="all",
-                    help="all; build (sync + embed + sizes only); vectors (vec0 vs numpy on the "
-                         "stores --work already holds); scale (one huge store, see bench_scale)")
+                    help="all; build (sync + embed + sizes only); sync (text sync and its floor "
+                         "only, updating those figures); vectors (vec0 vs numpy on the stores "
+                         "--work already holds); scale (one huge store, see bench_scale)")
     ap.add_argument("--embed-sample", type=int, default=10000,
                     help="scale: texts embedded for real (the rest reuse their vectors)")
     ap.add_argument("--work", type=Path, help="keep generated stores here (reused next run)")
@@ -621,7 +619,7 @@ def main(argv=None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     render = {"scale": scale_table, "vectors": vectors_table}.get(ap_only, table)
     if args.out is None:
-        args.out = REPO / "bench" / "results" / ("perf.json" if ap_only in ("all", "build")
+        args.out = REPO / "bench" / "results" / ("perf.json" if ap_only in ("all", "build", "sync")
                                                  else f"perf-{ap_only}.json")
     # Sizes not run this time keep their earlier figures (each says when and at which commit
     # it was measured): a 100k run takes half an hour, a 1k re-run two minutes.
@@ -646,18 +644,24 @@ def main(argv=None) -> int:
         for n in [int(x) for x in args.sizes.split(",")]:
             t = time.perf_counter()
             if ap_only == "scale":
-                results[n] = bench_scale(n, work, args.runs, args.embed_sample, model_env)
+                fresh = bench_scale(n, work, args.runs, args.embed_sample, model_env)
             elif ap_only == "vectors":
                 from memory_core import Memory
                 queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
                 os.environ.update(model_env)
-                results[n] = {"floors": {}, "vector_paths": vector_paths(
+                fresh = {"floors": {}, "vector_paths": vector_paths(
                     Memory(work / f"store-{n}"), queries)}
             else:
-                results[n] = bench_size(n, work, args.runs, only, model_env)
-            results[n]["measured"] = {"command": command, "commit": commit,
-                                      "date": time.strftime("%Y-%m-%d"),
-                                      "seconds": round(time.perf_counter() - t)}
+                fresh = bench_size(n, work, args.runs, only, model_env)
+            fresh["measured"] = [{"command": command, "commit": commit,
+                                  "date": time.strftime("%Y-%m-%d"),
+                                  "seconds": round(time.perf_counter() - t),
+                                  "figures": sorted(k for k in fresh if k != "records")}]
+            if ap_only == "sync":  # a partial run updates the figures it measured
+                fresh["floors"] = dict(results.get(n, {}).get("floors", {}), **fresh["floors"])
+                fresh["measured"] = results.get(n, {}).get("measured", []) + fresh["measured"]
+                fresh = dict(results.get(n, {}), **fresh)
+            results[n] = fresh
             print(f"{n}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
             write()
     finally:

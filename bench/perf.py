@@ -658,7 +658,7 @@ def main(argv=None) -> int:
                                   "seconds": round(time.perf_counter() - t),
                                   "figures": sorted(k for k in fresh if k != "records")}]
             if ap_only == "sync":  # a partial run updates the figures it measured
-                fresh["floors"] = dict(results.get(n, {}).get("floors", {}), **fresh["floors"])
+                fresh["floors"] = results.get(n, {}).get("floors", fresh["floors"])  # theirs
                 fresh["measured"] = results.get(n, {}).get("measured", []) + fresh["measured"]
                 fresh = dict(results.get(n, {}), **fresh)
             results[n] = fresh

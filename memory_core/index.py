@@ -264,6 +264,17 @@ def get_meta(conn, key: str, default=None):
     return row[0] if row else default
 
 
+def chunks_passing(conn, pks, where: str = "", params=()) -> set:
+    """The pks among these whose chunk (alias `c`) passes a WHERE fragment such as
+    search.Filters.sql() gives: candidates found outside the chunks table (FTS5, vectors)
+    are filtered here, once, instead of joining chunks for every match."""
+    if not pks:
+        return set()
+    return {pk for (pk,) in conn.execute(
+        f"SELECT c.pk FROM chunks c WHERE c.pk IN ({','.join('?' * len(pks))})"
+        + (" AND " + where if where else ""), [*pks, *params])}
+
+
 def set_meta(conn, key: str, value) -> None:
     conn.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE "
                  "SET value=excluded.value", (key, None if value is None else str(value)))

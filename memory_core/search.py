@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
 from . import corrections, vectors
+from .index import chunks_passing
 from .sync import parent_of
 from .text import match_of, weighted_terms, words
 
@@ -161,9 +162,7 @@ def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
         rows = conn.execute("SELECT rowid, bm25(chunks_fts, ?, ?, ?) AS s FROM chunks_fts "
                             "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
                             (*BM25_WEIGHTS, match, 4 * k)).fetchall()
-        ok = {pk for (pk,) in conn.execute(
-            f"SELECT c.pk FROM chunks c WHERE c.pk IN ({','.join('?' * len(rows))}) AND "
-            + where, [r[0] for r in rows] + params)} if rows else set()
+        ok = chunks_passing(conn, [r[0] for r in rows], where, params)
         hits = [(pk, -s) for pk, s in rows if pk in ok][:k]
         if len(hits) == k or len(rows) < 4 * k:
             return hits

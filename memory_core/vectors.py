@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .index import get_meta, set_meta
+from .index import chunks_passing, get_meta, set_meta
 
 
 def _np():
@@ -127,8 +127,8 @@ def remove_orphans(conn) -> int:
 # (docs/benchmarks.md, `bench/perf.py --only vectors`). A one-shot CLI never pays the load
 # (and its memory). Keyed by `vectors_version`, which every vector write bumps.
 WARM_MIN = 5_000  # below this vec0 takes a few ms, not worth 1.5 KB a vector of memory
-_warm: dict = {}  # db path -> [version, searches seen (or SMALL), pks, matrix]
-SMALL = -1
+_warm: dict = {}  # db path -> (vectors_version, None | SMALL | (pks, matrix))
+SMALL = "small"
 
 
 def _bump(conn) -> None:
@@ -140,19 +140,21 @@ def _warm_matrix(conn):
     path = conn.execute("PRAGMA database_list").fetchone()[2]
     version = get_meta(conn, "vectors_version", "0")
     entry = _warm.get(path)
-    if entry is None or entry[0] != version:
-        _warm[path] = [version, 1, None, None]
+    if entry is None or entry[0] != version:  # a first search (at this version) scans
+        _warm[path] = (version, None)
         return None
-    if entry[1] == SMALL:
-        return None
-    if entry[2] is None:
-        entry[1] += 1
-        np = _np()
-        if conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < WARM_MIN:
-            entry[1] = SMALL  # stay with the scan until a vector write changes the version
-            return None
-        entry[2], entry[3] = _load_matrix(conn)
-    return entry[2], entry[3]
+    if entry[1] is None:  # the second loads the matrix, or decides the store is small
+        small = conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < WARM_MIN
+        _warm[path] = entry = (version, SMALL if small else _load_matrix(conn))
+    return None if entry[1] is SMALL else entry[1]
+
+
+def _as_matrix(rows):
+    """[(pk, float32 blob)] as (pks, matrix)."""
+    np = _np()
+    pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    return pks, matrix
 
 
 def _load_matrix(conn, batch: int = 8192):
@@ -165,9 +167,7 @@ def _load_matrix(conn, batch: int = 8192):
     cur, filled = conn.execute("SELECT rowid, embedding FROM chunks_vec"), 0
     while filled < n and (rows := cur.fetchmany(batch)):
         rows = rows[:n - filled]
-        pks[filled:filled + len(rows)] = [r[0] for r in rows]
-        matrix[filled:filled + len(rows)] = np.frombuffer(
-            b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dims)
+        pks[filled:filled + len(rows)], matrix[filled:filled + len(rows)] = _as_matrix(rows)
         filled += len(rows)
     return pks[:filled], matrix[:filled]
 
@@ -207,25 +207,18 @@ def knn(conn, query_vector, k: int, where: str = "", params=(), vec_filters=None
             return []
         current = _passing(conn, [r[0] for r in rows], where, params)
         return [(pk, 1.0 - dist) for pk, dist in rows if pk in current]
-    np = _np()
     rows = conn.execute(
         "SELECT v.pk, v.embedding FROM chunks_vec v JOIN chunks c ON c.pk = v.pk "
         "WHERE c.vec_hash = c.hash" + (" AND " + where if where else ""), params).fetchall()
     if not rows:
         return []
-    pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    return _top(pks, matrix, q, k)
+    return _top(*_as_matrix(rows), q, k)
 
 
 def _passing(conn, pks, where, params) -> set:
     """The pks among these whose vector is current and which pass the filters."""
-    if not pks:
-        return set()
-    return {pk for (pk,) in conn.execute(
-        f"SELECT c.pk FROM chunks c WHERE c.vec_hash = c.hash AND c.pk IN "
-        f"({','.join('?' * len(pks))})" + (" AND " + where if where else ""),
-        list(pks) + list(params))}
+    return chunks_passing(conn, pks, "c.vec_hash = c.hash" + (" AND " + where if where else ""),
+                          params)
 
 
 def read_all(conn):

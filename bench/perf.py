@@ -95,6 +95,11 @@ def sentence(rng: random.Random) -> str:
     return text[:150]
 
 
+def bench_queries() -> list:
+    """40 queries written like the store's lines (the same generator, other seeds)."""
+    return [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+
+
 def make_store(root: Path, n: int, seed: int = 1) -> dict:
     """n memory records spread over a year of daily files, one summary per 25 records, one
     forget and one supersede per 500, a MEMORY.md of ~4 KB. Written directly (fast), in the
@@ -220,22 +225,13 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
 
     # text sync throughput vs raw executemany into the same FTS5 schema
     if "sync" in only or "build" in only:
-        for p in root.glob("index.sqlite*"):
-            p.unlink()
-        import memory_core.sync  # noqa: F401 - imports are not throughput (the floor's are done too)
-        mem = Memory(root)
-        t = time.perf_counter()
-        report = mem.sync(embed=False)
-        ours = time.perf_counter() - t
-        res["text_sync"] = {"seconds": ours, "chunks": report.upserted,
-                            "per_second": report.upserted / ours}
+        res["text_sync"] = text_sync(root)
         res["text_sync"]["floor_per_second"] = raw_fts_rate(root)
         if only == {"sync"}:
             return res
     # a full rebuild from nothing: text and every vector, as `cursor-memory rebuild` does it
     if "embed" in only or "build" in only:
-        for p in root.glob("index.sqlite*"):
-            p.unlink()
+        drop_index(root)
         from memory_core.cli import _progress
         mem = Memory(root)
         t = time.perf_counter()
@@ -253,9 +249,7 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
     mem = Memory(root)
     mem.sync()  # everything embedded, for the search figures
 
-    hook = str(REPO / "scripts" / "load_memory.py")
-    payload = json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
-                          "generation_id": "g", "workspace_roots": [str(work)]})
+    hook, payload = session_start(work)
     subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
     res["save_fact"] = wall([PY, str(REPO / "scripts/save_fact.py"), "--content",
                              "决定使用 Redis 作为会话缓存 bench", "--memory-dir", str(root)], runs, e.env)
@@ -279,21 +273,54 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
                                         before=add_500)
     mem.sync()
 
-    queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+    queries = bench_queries()
     res["search_inproc"] = search_inproc(mem, queries)
+    cold = cold_searches(root, e, queries, runs)
+    res["floors"]["model_load_embed"] = cold.pop("model_load_embed")
+    res.update(cold)
+    return res
+
+
+def session_start(work: Path) -> tuple:
+    """(load_memory.py, a sessionStart payload for a workspace)."""
+    return (str(REPO / "scripts" / "load_memory.py"),
+            json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
+                        "generation_id": "g", "workspace_roots": [str(work)]}))
+
+
+def cold_searches(root: Path, e: Env, queries: list, runs: int) -> dict:
+    """search_memory.py in a new process: keyword-only, and hybrid beside its floor (import
+    fastembed, load the model, embed one query) with its peak RSS."""
     search = str(REPO / "scripts/search_memory.py")
-    res["search_fts_cold"] = wall([PY, search, queries[0], "--mode", "fts", "--memory-dir", str(root)],
-                                  runs, e.env)
     floor_code = ("import os\nfrom fastembed import TextEmbedding\n"
                   "m = TextEmbedding(os.environ['CURSOR_MEMORY_MODEL'], specific_model_path="
                   "os.environ['CURSOR_MEMORY_MODEL_PATH'])\nlist(m.query_embed('x'))")
+    hybrid = [PY, search, queries[1], "--memory-dir", str(root)]
+    out = {"search_fts_cold": wall([PY, search, queries[0], "--mode", "fts", "--memory-dir",
+                                    str(root)], runs, e.env)}
     # Both sides are mostly the model load, whose time on a shared machine drifts by 40%
     # within minutes: measured in turns, so that drift falls on both.
-    res["search_hybrid_cold"], res["floors"]["model_load_embed"] = paired(
-        [PY, search, queries[1], "--memory-dir", str(root)], [PY, "-c", floor_code], runs, e.env)
-    res["search_hybrid_cold"]["rss_mb"] = peak_rss_mb([PY, search, queries[1], "--memory-dir",
-                                                       str(root)], e.env)
-    return res
+    out["search_hybrid_cold"], out["model_load_embed"] = paired(
+        hybrid, [PY, "-c", floor_code], runs, e.env)
+    out["search_hybrid_cold"]["rss_mb"] = peak_rss_mb(hybrid, e.env)
+    return out
+
+
+def drop_index(root: Path) -> None:
+    for p in root.glob("index.sqlite*"):
+        p.unlink()
+
+
+def text_sync(root: Path) -> dict:
+    """Our text-only sync of the whole store into a new index."""
+    import memory_core.sync  # noqa: F401 - imports are not throughput (the floor's are done too)
+    from memory_core import Memory
+
+    drop_index(root)
+    t = time.perf_counter()
+    report = Memory(root).sync(embed=False)
+    seconds = time.perf_counter() - t
+    return {"seconds": seconds, "chunks": report.upserted, "per_second": report.upserted / seconds}
 
 
 def raw_fts_rate(root: Path) -> float:
@@ -398,8 +425,7 @@ def vector_paths(mem, queries) -> dict:
     def run(conn):
         t = time.perf_counter()
         rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
-        pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        pks, matrix = vectors._as_matrix(rows)  # as the blob store's search reads them
         load = (time.perf_counter() - t) * 1000
         del rows
         scan, warm = [], []
@@ -440,13 +466,8 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
         res["store"]["seconds"] = time.perf_counter() - t
     res["jsonl_bytes"] = jsonl_bytes(root)
     os.environ.update(model_env, CURSOR_MEMORY_NOW=NOW)
-    for p in root.glob("index.sqlite*"):
-        p.unlink()
+    res["text_sync"] = text_sync(root)
     mem = Memory(root)
-    t = time.perf_counter()
-    report = mem.sync(embed=False)
-    res["text_sync"] = {"seconds": time.perf_counter() - t, "chunks": report.upserted}
-    res["text_sync"]["per_second"] = report.upserted / res["text_sync"]["seconds"]
     emb = mem.embedder()
     t = time.perf_counter()
     done = mem._fill_vectors(emb, limit=sample)
@@ -466,7 +487,7 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
                               for i, (pk, _, t, m, ts) in enumerate(rows)])
             conn.executemany("UPDATE chunks SET vec_hash = ? WHERE pk = ?",
                              [(h, pk) for pk, h, *_ in rows])
-            conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'vectors_version'")
+            vectors._bump(conn)
         return len(rows)
 
     t = time.perf_counter()
@@ -474,7 +495,7 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
     res["copy_seconds"] = time.perf_counter() - t
     res["index_bytes"] = (root / "index.sqlite").stat().st_size
     res["vector_bytes"] = vector_rows(mem) * 384 * 4
-    queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+    queries = bench_queries()
     from memory_core.search import Filters, fts_candidates
     fts = []
     for q in queries:
@@ -491,20 +512,12 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
     res["warm_rss_mb"] = _rss_mb() - rss
     res["search_inproc"] = search_inproc(mem, queries)
     e = Env(root, model_env)
-    hook = str(REPO / "scripts" / "load_memory.py")
-    payload = json.dumps({"hook_event_name": "sessionStart", "conversation_id": "bench",
-                          "generation_id": "g", "workspace_roots": [str(work)]})
+    hook, payload = session_start(work)
     subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
     res["session_start"] = wall([PY, hook], runs, e.env, stdin=payload)
     res["save_fact"] = wall([PY, str(REPO / "scripts/save_fact.py"), "--content", "scale bench",
                              "--memory-dir", str(root)], runs, e.env)
-    search = str(REPO / "scripts/search_memory.py")
-    res["search_fts_cold"] = wall([PY, search, queries[0], "--mode", "fts", "--memory-dir",
-                                   str(root)], runs, e.env)
-    res["search_hybrid_cold"] = wall([PY, search, queries[1], "--memory-dir", str(root)],
-                                     max(1, runs // 2), e.env)
-    res["search_hybrid_cold"]["rss_mb"] = peak_rss_mb([PY, search, queries[1], "--memory-dir",
-                                                       str(root)], e.env)
+    res.update(cold_searches(root, e, queries, runs))
     return res
 
 
@@ -637,7 +650,6 @@ def main(argv=None) -> int:
         results = {int(k): v for k, v in json.loads(args.out.read_text())["results"].items()}
     except (OSError, ValueError, KeyError):
         results = {}
-    started = time.perf_counter()
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     command = "python bench/perf.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -657,7 +669,7 @@ def main(argv=None) -> int:
                 fresh = bench_scale(n, work, args.runs, args.embed_sample, model_env)
             elif ap_only == "vectors":
                 from memory_core import Memory
-                queries = [sentence(random.Random(1000 + i))[:30] for i in range(40)]
+                queries = bench_queries()
                 os.environ.update(model_env)
                 fresh = {"floors": {}, "vector_paths": vector_paths(
                     Memory(work / f"store-{n}"), queries)}

@@ -9,7 +9,6 @@ whole lines, never a partial rewrite.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass, field

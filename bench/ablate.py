@@ -95,13 +95,13 @@ def cache_embeddings():
     cache: dict = {}
     embed, embed_query = embeddings.Embedder.embed, embeddings.Embedder.embed_query
 
-    def cached_embed(self, texts, batch_size=64):
+    def cached_embed(self, texts):
         missing = [t for t in dict.fromkeys(texts) if ("d", t) not in cache]
         if missing:
-            for t, v in zip(missing, embed(self, missing, batch_size)):
+            for t, v in zip(missing, embed(self, missing)):
                 cache[("d", t)] = v
         if not texts:
-            return embed(self, texts, batch_size)
+            return embed(self, texts)
         return np.stack([cache[("d", t)] for t in texts])
 
     def cached_query(self, text):

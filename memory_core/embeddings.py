@@ -9,6 +9,17 @@ from pathlib import Path
 from .config import MemoryError, model_cache_dir, model_settings
 
 
+# The model runs each call on one thread, and a batch of documents as several calls in
+# parallel (onnxruntime releases the GIL). onnxruntime's own thread pool spins its threads
+# after every call: on 2 cores that held the second core through the keyword search beside
+# a query's embedding (hybrid search p50 36 -> 17 ms at 100k records), while parallel
+# single-threaded calls embed documents as fast as the pool (59 vs 47-57 texts/s).
+# docs/benchmarks.md "Where the time went".
+WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                     else os.cpu_count() or 1))
+BATCH = 64
+
+
 class Embedder:
     """A loaded model: `embed(texts)` for documents, `embed_query(text)` for a query.
     Both return L2-normalised float32 numpy arrays."""
@@ -18,15 +29,29 @@ class Embedder:
         self.model = model
         self.identity = identity  # what the index records; a change means new vectors
         self.dims: int | None = None
+        self._pool = None
 
-    def embed(self, texts: list[str], batch_size: int = 64):
+    def embed(self, texts: list[str]):
+        """Vectors for documents, in order; batches of BATCH run WORKERS at a time."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
-        out = np.asarray(list(self.model.passage_embed(texts, batch_size=batch_size)),
-                         dtype=np.float32)
-        return _normalise(out, self)
+        batches = [texts[i:i + BATCH] for i in range(0, len(texts), BATCH)]
+        if len(batches) > 1 and WORKERS > 1:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+                self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="cm-embed")
+            parts = list(self._pool.map(self._embed_batch, batches))
+        else:
+            parts = [self._embed_batch(b) for b in batches]
+        return _normalise(np.concatenate(parts), self)
+
+    def _embed_batch(self, texts: list[str]):
+        import numpy as np
+
+        return np.asarray(list(self.model.passage_embed(texts, batch_size=len(texts))),
+                          dtype=np.float32)
 
     def embed_query(self, text: str):
         import numpy as np
@@ -85,7 +110,7 @@ def _load(name: str, path: str | None) -> Embedder:
         _quiet_fastembed()
     except ImportError:
         raise MemoryError("fastembed is not installed; keyword search only") from None
-    kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True}
+    kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True, "threads": 1}
     if path:
         kwargs["specific_model_path"] = path
     try:

@@ -200,9 +200,9 @@ def affordable(conn, terms: list) -> list:
     return [tw for tw in terms if tw[0] in kept]
 
 
-def vector_candidates(conn, query_vector, filters: Filters, k: int) -> list:
+def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:
     where, params = filters.sql()
-    return vectors.knn(conn, query_vector, k, where, params, filters.vec0())
+    return vectors.knn(conn, query_vector, k, where, params, filters.vec0(), early)
 
 
 def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT,

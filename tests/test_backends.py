@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -116,10 +117,16 @@ def test_a_warm_process_answers_from_memory_exactly_as_the_scan_does(tmp_path, m
     cold = [(h.id, round(h.vec_score, 5)) for h in mem.search(QUERY, mode="vector")]
     monkeypatch.setattr(vectors, "WARM_MIN", 0)
     vectors._warm.clear()
+    threads = []
+    top = vectors._top
+    monkeypatch.setattr(vectors, "_top", lambda *a: threads.append(
+        threading.current_thread() is threading.main_thread()) or top(*a))
     for _ in range(3):  # the second search builds the matrix, the third uses it
         warm = [(h.id, round(h.vec_score, 5)) for h in mem.search(QUERY, mode="vector")]
         assert warm == cold
     assert any(isinstance(e[1], tuple) for e in vectors._warm.values())  # the matrix is held
+    # the third search multiplied once, on the query's embedding thread beside the keywords
+    assert threads == [True, False]
     assert {h.type for h in mem.search("Redis", mode="vector", type="preference")} == {"preference"}
     new = mem.save_fact("Login sessions now live in Valkey instead of Redis")
     assert new["id"] in [h.id for h in mem.search(QUERY, mode="vector")]  # version bumped

@@ -296,3 +296,16 @@ def test_forgotten_records_at_the_top_of_the_keyword_list_do_not_crowd_out_live_
     hits = mem.search("quokka", mode="fts", limit=2)
     assert [h.id for h in hits] == [live["id"]]
     assert len(mem.search("quokka", mode="fts", limit=2, history=True)) == 2
+
+
+def test_documents_embedded_in_parallel_batches_come_back_in_order(mem):
+    import numpy as np
+
+    from memory_core import embeddings
+    embedder = mem.embedder()
+    texts = [f"note {i}: 第{i}次部署 used port {8000 + i}" for i in range(2 * embeddings.BATCH + 5)]
+    together = embedder.embed(texts)
+    assert together.shape == (len(texts), embedder.dims)
+    for i in (0, embeddings.BATCH, len(texts) - 1):  # one from each batch
+        assert np.allclose(together[i], embedder.embed([texts[i]])[0], atol=1e-5)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)

@@ -11,10 +11,10 @@ from .config import MemoryError, model_cache_dir, model_settings
 
 # The model runs each call on one thread, and a batch of documents as several calls in
 # parallel (onnxruntime releases the GIL). onnxruntime's own thread pool spins its threads
-# after every call: on 2 cores that held the second core through the keyword search beside
-# a query's embedding (hybrid search p50 36 -> 17 ms at 100k records), while parallel
-# single-threaded calls embed documents as fast as the pool (59 vs 47-57 texts/s).
-# docs/benchmarks.md "Where the time went".
+# after every call: on 2 cores they held the core the keyword search beside the query's
+# embedding needed (with numpy's BLAS pool, a warm 100k search took 75 ms, now 26), while
+# parallel single-threaded calls embed documents as fast as the pool (97-106% of it).
+# docs/benchmarks.md "Hybrid search: thread pools".
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                      else os.cpu_count() or 1))
 BATCH = 64

@@ -256,13 +256,13 @@ def bench_size(n: int, work: Path, runs: int, only: set, model_env: dict) -> dic
     if only == {"search"}:
         return dict(res, **searches(mem, root, e, runs, floors))
 
-    hook, payload = session_start(work)
-    subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
-    # saves and new lines go to today's file; it is cut back to its generated length after
-    # them, so a store reused with --work stays the size it was made (a 1k store had grown
-    # to 3k records over runs)
+    # the session's marker, saves and new lines go to today's file; it is cut back to its
+    # generated length after them, so a store reused with --work stays the size it was
+    # made (a 1k store had grown to 3k records over runs)
     today = root / "daily" / "2026-10-15.jsonl"
     generated = today.stat().st_size if today.exists() else 0
+    hook, payload = session_start(work)
+    subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
     # ours and its floor in turns (like the cold search below): "python -c pass" drifted
     # 9-16 ms between runs here, which alone moved this ratio from 2.1x to 3.3x
     res["save_fact"], floors["pass"] = paired(

@@ -41,3 +41,17 @@ def test_the_perf_suite_runs_on_a_small_store(tmp_path):
                  "embedding sync", "hybrid search in process", "--mode fts, cold",
                  "hybrid, cold", "peak RSS", "index.sqlite size", "full rebuild"):
         assert what in table
+    # the rows that add lines leave a reused store as it was made
+    store = tmp_path / "work" / "store-300"
+    assert sum(f.stat().st_size for f in [*store.glob("*.jsonl"), *store.glob("daily/*.jsonl")]
+               ) == r["jsonl_bytes"]
+
+    # the two scripts that explain figures run on the same store
+    for script, args in (("stages.py", []), ("fts_insert.py", ["--rows", "200", "--repeat", "1"])):
+        res = tmp_path / script.replace(".py", ".json")
+        proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), str(store), *args,
+                               "--out", str(res)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        figures = json.loads(res.read_text())["results"]
+        assert len(figures) >= 7 and all(v.get("median", v.get("rows_per_second")) > 0
+                                         for v in figures.values())

@@ -544,8 +544,7 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
     e = Env(root, model_env)
     hook, payload = session_start(work)
     subprocess.run([PY, hook], input=payload, env=e.env, capture_output=True, text=True)
-    res["session_start"], floors["import sqlite3"] = paired(
-        [PY, hook], [PY, "-c", "import sqlite3"], runs, e.env, stdin=payload)
+    res["session_start"] = wall([PY, hook], runs, e.env, stdin=payload)
     res["save_fact"] = wall([PY, str(REPO / "scripts/save_fact.py"), "--content", "scale bench",
                              "--memory-dir", str(root)], runs, e.env)
     res.update(cold_searches(root, e, queries, runs))

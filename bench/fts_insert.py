@@ -13,19 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
-from memory_core.index import SCHEMA, _statements  # noqa: E402
+from memory_core.index import SCHEMA  # noqa: E402
 from memory_core.sync import _COLUMNS  # noqa: E402
 from memory_core.text import _CJK_RUN, _TOKEN, index_terms  # noqa: E402
+from perf import insert_rate, synced_rows  # noqa: E402
 
 
 def _cut(text: str, tail) -> str:
@@ -58,24 +57,6 @@ VARIANTS = {  # name: (what it is, tokenizer function, schema)
 }
 
 
-def rate(rows, fn, schema) -> float:
-    with tempfile.TemporaryDirectory() as d:
-        db = sqlite3.connect(Path(d) / "raw.sqlite", isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.create_function("cm_terms", 1, fn, deterministic=True)
-        for stmt in _statements(schema):
-            db.execute(stmt)
-        t = time.perf_counter()
-        db.execute("BEGIN")
-        db.executemany(f"INSERT INTO chunks({', '.join(_COLUMNS)}) VALUES "
-                       f"({', '.join('?' * len(_COLUMNS))})", rows)
-        db.execute("COMMIT")
-        seconds = time.perf_counter() - t
-        db.close()
-    return len(rows) / seconds
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("store", type=Path, help="a memory folder with a synced index")
@@ -84,18 +65,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "bench/results/fts-insert.json")
     args = ap.parse_args(argv)
 
-    db = sqlite3.connect(args.store / "index.sqlite")
-    rows = db.execute(f"SELECT {', '.join(_COLUMNS)} FROM chunks ORDER BY pk LIMIT ?",
-                      (args.rows,)).fetchall()
-    db.close()
-    rate(rows[:2000], index_terms, SCHEMA)  # warm up
+    rows = synced_rows(args.store, args.rows)
+    insert_rate(rows[:2000])  # warm up
     t = time.perf_counter()
     for content, entities, context in ((r[_COLUMNS.index("content")], r[_COLUMNS.index("entities")],
                                         r[_COLUMNS.index("context")]) for r in rows):
         index_terms(content)
         index_terms(f"{entities} {context or ''}")
     python_only = len(rows) / (time.perf_counter() - t)
-    results = {name: {"what": what, "rows_per_second": max(rate(rows, fn, schema)
+    results = {name: {"what": what, "rows_per_second": max(insert_rate(rows, fn, schema)
                                                             for _ in range(args.repeat))}
                for name, (what, fn, schema) in VARIANTS.items()}
     results["tokenizer-python"] = {"what": "our Chinese cutting alone, in Python, no SQLite",

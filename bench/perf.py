@@ -347,20 +347,35 @@ def raw_fts_rate(root: Path) -> float:
     from the index it built: records, their neighbour context, parts, MEMORY.md sections)
     into the same schema (chunks table, external-content FTS5, triggers with our tokenizer):
     the floor for text sync."""
+    return insert_rate(synced_rows(root))
+
+
+def synced_rows(root: Path, limit: int = -1) -> list:
+    """The chunks rows a sync wrote into root's index, in order."""
+    import sqlite3
+    from memory_core.sync import _COLUMNS
+
+    built = sqlite3.connect(root / "index.sqlite")
+    rows = built.execute(f"SELECT {', '.join(_COLUMNS)} FROM chunks ORDER BY pk LIMIT ?",
+                         (limit,)).fetchall()
+    built.close()
+    return rows
+
+
+def insert_rate(rows: list, terms=None, schema: str | None = None) -> float:
+    """Rows per second for one executemany of rows into a new index with `schema` (ours by
+    default) and `terms` as its cm_terms tokenizer (ours by default)."""
     import sqlite3
     from memory_core.index import SCHEMA, _statements
     from memory_core.sync import _COLUMNS
     from memory_core.text import index_terms
 
-    built = sqlite3.connect(root / "index.sqlite")
-    rows = built.execute(f"SELECT {', '.join(_COLUMNS)} FROM chunks ORDER BY pk").fetchall()
-    built.close()
     with tempfile.TemporaryDirectory() as d:
         db = sqlite3.connect(Path(d) / "raw.sqlite", isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.create_function("cm_terms", 1, index_terms, deterministic=True)
-        for stmt in _statements(SCHEMA):
+        db.create_function("cm_terms", 1, terms or index_terms, deterministic=True)
+        for stmt in _statements(schema or SCHEMA):
             db.execute(stmt)
         t = time.perf_counter()
         db.execute("BEGIN")

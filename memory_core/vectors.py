@@ -126,14 +126,16 @@ def remove_orphans(conn) -> int:
 # vectors in memory from its second search on: one matrix product over 100k x 384 takes
 # ~9 ms where vec0's scan takes ~65 ms, and at 12k vectors ~1 ms against 12 ms
 # (docs/benchmarks.md, `bench/perf.py --only vectors`). A one-shot CLI never pays the load
-# (and its memory). Keyed by `vectors_version`, which every vector write bumps.
+# (and its memory). Keyed by `vectors_version`, which every vector write renews.
 WARM_MIN = 5_000  # below this vec0 takes a few ms, not worth 1.5 KB a vector of memory
 _warm: dict = {}  # db path -> (vectors_version, None | SMALL | (pks, matrix))
 SMALL = "small"
 
 
 def _bump(conn) -> None:
-    set_meta(conn, "vectors_version", int(get_meta(conn, "vectors_version", 0) or 0) + 1)
+    """A new random version: a counter repeats its values in an index rebuilt from the files,
+    where the same pk holds another chunk, and a warm process would keep the old matrix."""
+    set_meta(conn, "vectors_version", os.urandom(8).hex())
 
 
 def _warm_matrix(conn):

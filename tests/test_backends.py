@@ -130,3 +130,30 @@ def test_a_warm_process_answers_from_memory_exactly_as_the_scan_does(tmp_path, m
     assert {h.type for h in mem.search("Redis", mode="vector", type="preference")} == {"preference"}
     new = mem.save_fact("Login sessions now live in Valkey instead of Redis")
     assert new["id"] in [h.id for h in mem.search(QUERY, mode="vector")]  # version bumped
+
+
+def test_a_warm_process_never_answers_from_the_matrix_of_an_index_since_replaced(tmp_path,
+                                                                                 monkeypatch):
+    """The index is disposable: deleted and rebuilt from the files (here with a new earlier
+    file, so every chunk gets another pk) while a process holds the old one's vectors."""
+    from memory_core import jsonl, vectors
+    monkeypatch.setattr(vectors, "WARM_MIN", 0)
+    vectors._warm.clear()
+    mem = Memory(tmp_path / "m")
+
+    def write(day, texts):
+        jsonl.append(mem.root / "daily" / f"{day}.jsonl", [
+            {"id": f"log-{day.replace('-', '')}-000000-{i:010x}", "type": "fact", "content": t,
+             "timestamp": f"{day}T00:00:00Z"} for i, t in enumerate(texts)])
+
+    # enough vectors that the in-memory answer is not topped up by a vec0 scan
+    write("2026-01-01", FACTS + [f"Build {i} of the mobile app passed on CI" for i in range(40)])
+    mem.sync()
+    for _ in range(3):
+        assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]
+    for p in mem.root.glob("index.sqlite*"):
+        p.unlink()
+    write("2020-01-01", ["Tabs are four spaces wide in the Go code"])
+    mem.sync()  # the same writes as the first index had: the same count of vector writes
+    for _ in range(3):
+        assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ sys.path[:0] = [str(REPO), str(REPO / "bench")]
 from memory_core.index import SCHEMA  # noqa: E402
 from memory_core.sync import _COLUMNS  # noqa: E402
 from memory_core.text import _CJK_RUN, _TOKEN, index_terms  # noqa: E402
-from perf import insert_rate, synced_rows  # noqa: E402
+from perf import insert_rate, provenance, synced_rows  # noqa: E402
 
 
 def _cut(text: str, tail) -> str:
@@ -78,9 +77,7 @@ def main(argv=None) -> int:
                for name, (what, fn, schema) in VARIANTS.items()}
     results["tokenizer-python"] = {"what": "our Chinese cutting alone, in Python, no SQLite",
                                    "rows_per_second": python_only}
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    command = "python bench/fts_insert.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command, commit = provenance("fts_insert.py", argv)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"command": command, "commit": commit, "rows": len(rows),
                                     "results": results}, indent=1) + "\n")

@@ -154,6 +154,14 @@ def jsonl_bytes(root: Path) -> int:
 
 # --- measuring ---------------------------------------------------------------------------
 
+def provenance(script: str, argv=None) -> tuple:
+    """(the command as run, the commit it ran at): every result file names both."""
+    command = f"python bench/{script} " + " ".join(argv if argv is not None else sys.argv[1:])
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    return command, commit
+
+
 def stats(samples: list) -> dict:
     s = sorted(samples)
     return {"median": statistics.median(s), "p10": s[max(0, int(0.1 * (len(s) - 1)))],
@@ -696,9 +704,7 @@ def main(argv=None) -> int:
         results = {int(k): v for k, v in json.loads(args.out.read_text())["results"].items()}
     except (OSError, ValueError, KeyError):
         results = {}
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    command = "python bench/perf.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command, commit = provenance("perf.py", argv)
 
     def write():  # after every size: a long run that dies keeps what it measured
         doc = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

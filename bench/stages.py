@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     import numpy as np
     from offline_model import use_offline_model
     use_offline_model(os.environ)
-    from perf import bench_queries, raw_model, stats
+    from perf import bench_queries, provenance, raw_model, stats
 
     from memory_core import Memory, vectors
     from memory_core.search import Filters, fts_candidates
@@ -97,12 +97,9 @@ def main(argv=None) -> int:
         measure("keyword search alone, again last", keyword)
 
     mem._run(run, vectors=True)
-    import subprocess
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                            capture_output=True, text=True).stdout.strip()
+    command, commit = provenance("stages.py", argv)
     out = {"store": str(args.store), "chunks": mem.stats().get("chunks"), "commit": commit,
-           "command": "python bench/stages.py " + " ".join(sys.argv[1:]),
-           "cpus": os.cpu_count(), "results": results}
+           "command": command, "cpus": os.cpu_count(), "results": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"# Stages of a warm hybrid search ({out['chunks']} chunks, {out['cpus']} cpus)", "",

@@ -149,7 +149,12 @@ def _warm_matrix(conn):
     if entry[1] is None:  # the second loads the matrix, or decides the store is small
         small = conn.execute("SELECT count(*) FROM chunks").fetchone()[0] < WARM_MIN
         _warm[path] = entry = (version, SMALL if small else _load_matrix(conn))
-    return None if entry[1] is SMALL else entry[1]
+    return _held(entry)
+
+
+def _held(entry):
+    """The (pks, matrix) a _warm entry holds, or None (not searched twice yet, or small)."""
+    return entry[1] if entry is not None and isinstance(entry[1], tuple) else None
 
 
 def _key(path) -> str:
@@ -160,10 +165,10 @@ def warm_nearest(path, query_vector, k: int):
     """knn's first step done from this process's in-memory matrix of the index at `path`,
     without SQLite, so it can run on the query's embedding thread beside the keyword search:
     (matrix, ranked) to hand to knn as `early`, or None when there is no matrix yet."""
-    entry = _warm.get(_key(path))
-    if entry is None or not isinstance(entry[1], tuple):
+    held = _held(_warm.get(_key(path)))
+    if held is None:
         return None
-    return entry[1], _top(*entry[1], _np().asarray(query_vector, dtype="float32"), 4 * k)
+    return held, _top(*held, _np().asarray(query_vector, dtype="float32"), 4 * k)
 
 
 def _as_matrix(rows):

@@ -6,10 +6,20 @@
     hits = mem.search("数据库")
 
 Files are the source of truth (daily/*.jsonl, facts.jsonl, sessions.jsonl, MEMORY.md);
-index.sqlite is derived from them and can always be rebuilt.
+index.sqlite is derived from them and can always be rebuilt. Specs: docs/formats.md.
+
+Modules, in layers; a module imports only from its own layer or the ones above it:
+
+    foundation  errors · config · log · files · locks
+    storage     sanitize · redact · records · jsonl · state · transcript · refs
+                (stdlib only: the save path and the hooks import nothing else)
+    index       text · chunking · index · sync · corrections · embeddings · vectors
+    memory      search · temporal · context · recall · consolidate
+    facade      memory (Memory: each method delegates to the module above that owns it)
+    hosts       hooks · install · doctor · cli · mcp_server
 """
-from .config import MemoryError
+from .errors import CursorMemoryError, StorageError, UserError
 from .memory import Memory
 
-__all__ = ["Memory", "MemoryError"]
-__version__ = "0.1.0"
+__all__ = ["Memory", "CursorMemoryError", "UserError", "StorageError"]
+__version__ = "0.2.0"

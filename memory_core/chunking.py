@@ -1,4 +1,5 @@
-"""MEMORY.md split by headings into chunks of about 400 tokens with 80 of overlap (seed 001 §7).
+"""MEMORY.md split by headings into chunks of about 400 tokens with 80 of overlap
+(docs/formats.md "MEMORY.md").
 
 Lines are never cut unless a single line alone is over the limit, and the chunk knows its
 heading path, which goes into what is indexed and embedded (a bullet under "## 技术栈" is
@@ -29,10 +30,10 @@ class Chunk:
 
 
 def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
-    sections = _sections(text)
+    parts = _sections(text)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
-    for path, start, lines in sections:
+    for path, start, lines in parts:
         section = path[-1] if path else ""
         for first, body in _windows(lines, start):
             if not body.strip():
@@ -44,28 +45,45 @@ def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
     return chunks
 
 
-def _sections(text: str):
-    """[(heading path, first body line number, body lines)]; headings inside code fences
-    are code, not headings."""
-    out = []
-    path: list[tuple[int, str]] = []
-    lines: list[str] = []
+def sections(text: str) -> list:
+    """[Section]: MEMORY.md cut before each heading (headings inside code fences are code).
+    The text before the first heading is a section with an empty path."""
+    out: list = []
+    path: list = []  # [(level, title)]
+    lines: list = []
     start = 1
     fenced = False
+    heading_line = None
     for i, line in enumerate(text.splitlines(), 1):
         if re.match(_FENCE, line):  # re caches compiled patterns; nothing at import
             fenced = not fenced
         m = None if fenced else re.match(_HEADING, line)
         if m:
-            out.append(([t for _, t in path], start, lines))
+            out.append(Section([t for _, t in path], start, heading_line, lines))
             level = len(m.group(1))
             path = [(lv, t) for lv, t in path if lv < level] + [(level, m.group(2))]
             lines = []
             start = i + 1
+            heading_line = line
         else:
             lines.append(line)
-    out.append(([t for _, t in path], start, lines))
+    out.append(Section([t for _, t in path], start, heading_line, lines))
     return out
+
+
+@dataclass
+class Section:
+    path: list  # heading path, outermost first
+    start: int  # 1-based line of the first body line
+    heading: str | None  # the heading line as written
+    lines: list  # body lines
+
+    def text(self) -> str:
+        return "\n".join(([self.heading] if self.heading is not None else []) + self.lines)
+
+
+def _sections(text: str):
+    return [(s.path, s.start, s.lines) for s in sections(text)]
 
 
 def _windows(lines: list[str], start: int):

@@ -1,5 +1,10 @@
-"""Command lines: `cursor-memory <command>` and the agent-facing scripts, all thin over
-`Memory`. Bad input exits 2 with one line on stderr and writes nothing."""
+"""Command lines: `cursor-memory <command>` (also `python -m memory_core <command>`) and the
+agent-facing scripts, all thin over `Memory`.
+
+Every failure is one line on stderr and an exit code: 2 for bad input (nothing written), 1
+for everything else (a full disk, a broken index, a bug); never a traceback. Output piped
+into `head` ends quietly. Text from memory is printed without control characters.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +12,8 @@ import json
 import os
 import sys
 
-from .config import MemoryError, resolve_memory_dir
+from .config import resolve_memory_dir
+from .errors import CursorMemoryError, UserError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +33,7 @@ def _check_utf8(argv) -> None:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:
-            raise MemoryError("an argument is not valid UTF-8") from None
+            raise UserError("an argument is not valid UTF-8") from None
 
 
 def _memory(args):
@@ -36,17 +42,52 @@ def _memory(args):
 
 
 def _print_json(data) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=None))
+    from .sanitize import for_terminal
+    print(for_terminal(json.dumps(data, ensure_ascii=False, default=str)))
+
+
+def _say(text: str = "", **kwargs) -> None:
+    from .sanitize import for_terminal
+    print(for_terminal(text), **kwargs)
 
 
 def _run(fn, args) -> int:
+    """Run a command; every failure becomes one line and an exit code."""
     try:
         return fn(args) or 0
-    except MemoryError as e:
-        print(f"{args.prog_name}: error: {e}", file=sys.stderr)
-        return 2
+    except CursorMemoryError as e:
+        _fail(args.prog_name, str(e))
+        return e.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
+    except Exception as e:  # noqa: BLE001 - a user sees one line, never a traceback
+        _fail(args.prog_name, f"unexpected {type(e).__name__}: {e} "
+                              "(please report it; details with CURSOR_MEMORY_DEBUG=1)")
+        if os.environ.get("CURSOR_MEMORY_DEBUG"):
+            import traceback
+            traceback.print_exc()
+        return 1
+
+
+def _fail(prog: str, message: str) -> None:
+    from .sanitize import for_terminal
+    try:
+        print(f"{prog}: error: {for_terminal(message)}", file=sys.stderr)
+    except Exception:  # noqa: BLE001 - stderr closed: nothing more to say
+        pass
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush does
+    not raise again (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 # --- save-fact ---------------------------------------------------------------------------
@@ -54,7 +95,7 @@ def _run(fn, args) -> int:
 def _add_save_fact_args(p):
     p.add_argument("content_arg", nargs="?", metavar="CONTENT", help="the fact (or use --content)")
     p.add_argument("--content", help="the fact, one sentence, in the user's language")
-    p.add_argument("--type", dest="memory_type", default="W",
+    p.add_argument("--type", dest="memory_type", choices=("W", "B", "O"),
                    help="W: a fact about the world/project; B: something that happened; "
                         "O: an opinion or preference (default W)")
     p.add_argument("--kind", default=None, choices=("fact", "preference", "action"),
@@ -72,20 +113,17 @@ def _add_save_fact_args(p):
 def _save_fact(args) -> int:
     content = args.content if args.content is not None else args.content_arg
     if content is None:
-        raise MemoryError("give the fact with --content TEXT")
-    if args.memory_type not in ("W", "B", "O"):
-        raise MemoryError(f"--type must be W, B or O, not {args.memory_type!r}")
-    kind = args.kind or ("preference" if args.memory_type == "O" else "fact")
+        raise UserError("give the fact with --content TEXT")
     mem = _memory(args)
-    record = mem.save_fact(content, args.memory_type, kind=kind, entities=args.entities,
+    record = mem.save_fact(content, args.memory_type, kind=args.kind, entities=args.entities,
                            confidence=args.confidence, session_id=args.session, refs=args.ref,
                            supersedes=args.supersedes)
     if args.json:
         _print_json(record)
     else:
         extra = f", superseding {record['supersedes']}" if record.get("supersedes") else ""
-        print(f"saved {record['id']} ({record['memory_type']} {record['type']}{extra}) "
-              f"to {mem.daily_path().relative_to(mem.root)}")
+        _say(f"saved {record['id']} ({record['memory_type']} {record['type']}{extra}) "
+             f"to {mem.daily_path().relative_to(mem.root)}")
     return 0
 
 
@@ -108,7 +146,7 @@ def _save_summary(args) -> int:
     if args.json:
         _print_json(record)
     else:
-        print(f"saved {record['id']} to sessions.jsonl")
+        _say(f"saved {record['id']} to sessions.jsonl")
     return 0
 
 
@@ -117,9 +155,10 @@ def _save_summary(args) -> int:
 def _add_search_args(p):
     p.add_argument("query", nargs="?", default="",
                    help="what to look for, in any language (may be empty with --ref)")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=int, default=10, help="how many results (default 10)")
     p.add_argument("--mode", default="hybrid", choices=("hybrid", "fts", "vector"))
-    p.add_argument("--type", help="fact, preference, action, session_summary, core (comma-separated)")
+    p.add_argument("--type", help="record types, comma-separated: fact, preference, action, "
+                                  "session_summary, core, transcript")
     p.add_argument("--memory-type", help="W, B, O, S (comma-separated)")
     p.add_argument("--since", help="a date (YYYY-MM-DD) or ISO time")
     p.add_argument("--until", help="a date (YYYY-MM-DD) or ISO time")
@@ -132,20 +171,20 @@ def _add_search_args(p):
 def _search(args) -> int:
     mem = _memory(args)
     if args.limit < 1:
-        raise MemoryError("--limit must be at least 1")
+        raise UserError("--limit must be at least 1")
     if not args.query.strip() and not args.ref:
-        raise MemoryError("give a query (or --ref PATH)")
+        raise UserError("give a query (or --ref PATH)")
     hits = mem.search(args.query, limit=args.limit, mode=args.mode, type=args.type,
                       memory_type=args.memory_type, since=args.since, until=args.until,
                       ref=args.ref, history=args.history)
     if args.json:
         _print_json({"query": args.query, "mode": args.mode, "notes": hits.notes,
-                     "results": [h.to_dict() for h in hits]})
+                     "keyword_only": hits.keyword_only, "results": [h.to_dict() for h in hits]})
         return 0
     for note in hits.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {_plain(note)}", file=sys.stderr)
     if not hits:
-        print("no memories found")
+        _say("no memories found")
     for i, h in enumerate(hits, 1):
         label = h.type + (f" {h.memory_type}" if h.memory_type else "")
         where = f"{h.section} ({h.source_file})" if h.section else h.source_file
@@ -153,52 +192,79 @@ def _search(args) -> int:
                                       f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
         status = "" if h.status == "active" else (
             f" ({h.status}" + (f" by {h.superseded_by}" if h.superseded_by else "") + ")")
-        print(f"{i}. [{label}]{status} " + h.content.replace("\n", "\n   "))
-        print(f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
-              f"score {h.score:.4f} ({ranks})")
+        _say(f"{i}. [{label}]{status} " + h.content.replace("\n", "\n   "))
+        _say(f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
+             f"score {h.score:.4f} ({ranks})")
         if len(h.evidence) > 1:
-            print(f"   evidence: {', '.join(h.evidence)}")
+            _say(f"   evidence: {', '.join(h.evidence)}")
         if h.refs:
-            print("   refs: " + ", ".join(r["ref"] + ("" if r["exists"] is not False else " (missing)")
-                                       for r in h.refs))
+            _say("   refs: " + ", ".join(r["ref"] + ("" if r["exists"] is not False else " (missing)")
+                                        for r in h.refs))
     return 0
+
+
+def _plain(text: str) -> str:
+    from .sanitize import for_terminal
+    return for_terminal(text)
 
 
 # --- maintenance -------------------------------------------------------------------------
 
-def _progress(done: int, total: int) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    end = "\n" if done >= total else ""
-    print(f"\rembedding [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end,
-          file=sys.stderr, flush=True)
+def _progress(label: str):
+    """A progress bar on a terminal; nothing when stderr is a pipe or a file."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        end = "\n" if done >= total else ""
+        print(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end,
+              file=sys.stderr, flush=True)
+    return show
 
 
 def _sync(args) -> int:
-    report = _memory(args).sync(embed=not args.no_embed, progress=_progress)
+    report = _memory(args).sync(embed=not args.no_embed, progress=_progress("embedding"))
     if args.json:
         _print_json(vars(report))
     else:
-        print(f"synced: {report}")
-        for note in report.notes:
-            print(f"note: {note}", file=sys.stderr)
+        _say(f"synced: {report}")
+    return 0
+
+
+def _embed(args) -> int:
+    mem = _memory(args)
+    mem.sync(embed=False)
+    fill = mem.embed(progress=_progress("embedding"))
+    if fill is None:
+        raise CursorMemoryError("no embedding model available (see `cursor-memory model download`)")
+    if args.json:
+        _print_json(vars(fill))
+    else:
+        _say(f"embedded {fill.embedded}, reused {fill.reused}"
+             + (f", {fill.left} left" if fill.left else ", none left"))
     return 0
 
 
 def _rebuild(args) -> int:
-    report = _memory(args).rebuild(embed=not args.no_embed, progress=_progress)
-    print(f"rebuilt: {report}")
+    report = _memory(args).rebuild(embed=not args.no_embed, progress=_progress("embedding"))
+    if args.json:
+        _print_json(vars(report))
+    else:
+        _say(f"rebuilt: {report}")
     return 0
 
 
 def _stats(args) -> int:
-    stats = _memory(args).stats()
+    from dataclasses import asdict
+    stats = asdict(_memory(args).stats())
     if args.json:
         _print_json(stats)
     else:
         width = max(len(k) for k in stats)
         for k, v in stats.items():
-            print(f"{k:<{width}}  {v}")
+            _say(f"{k:<{width}}  {v}")
     return 0
 
 
@@ -207,9 +273,9 @@ def _model(args) -> int:
 
     root = resolve_memory_dir(args.memory_dir)
     if args.model_command == "download":
-        print(embeddings.download(root))
+        _say(embeddings.download(root))
     else:
-        print(embeddings.describe(root))
+        _say(embeddings.describe(root))
     return 0
 
 
@@ -218,23 +284,21 @@ def _forget(args) -> int:
     if args.json:
         _print_json(record)
     else:
-        print(f"forgot {record['target']} (tombstone {record['id']}); nothing was deleted")
+        _say(f"forgot {record['target']} (tombstone {record['id']}); nothing was deleted")
     return 0
 
 
 def _check_refs(args) -> int:
-    from .refs import check
-
-    report = check(_memory(args))
+    report = _memory(args).check_refs()
     if args.json:
         _print_json(report)
         return 1 if report["broken"] else 0
     for cid, ref, why, suggestion in report["broken"]:
-        print(f"broken  {ref} in {cid}: {why}" + (f"; now at {suggestion}?" if suggestion else ""))
+        _say(f"broken  {ref} in {cid}: {why}" + (f"; now at {suggestion}?" if suggestion else ""))
     for path in report["orphans"]:
-        print(f"orphan  {path}: no memory refers to it")
+        _say(f"orphan  {path}: no memory refers to it")
     if not report["broken"] and not report["orphans"]:
-        print("every reference resolves, and every artifact file is referred to")
+        _say("every reference resolves, and every artifact file is referred to")
     return 1 if report["broken"] else 0
 
 
@@ -244,7 +308,12 @@ def _doctor(args) -> int:
 
     project = args.project or (None if args.memory_dir or os.environ.get("CURSOR_MEMORY_DIR")
                                else find_project())
-    return doctor.run(_memory(args), project)
+    mem = _memory(args)
+    if not args.json:
+        return doctor.run(mem, project)
+    results = list(doctor.checks(mem, project))
+    _print_json([{"ok": ok, "what": what, "detail": detail} for ok, what, detail in results])
+    return 1 if any(ok is False for ok, _, _ in results) else 0
 
 
 def _install(args) -> int:
@@ -255,29 +324,47 @@ def _install(args) -> int:
     if args.command == "uninstall":
         lines = install.uninstall(project)
     else:
-        lines = install.install(project, claude=args.claude)
+        lines = install.install(project, claude=args.claude, mcp=getattr(args, "mcp", None))
     for line in lines:
-        print(line)
+        _say(line)
     return 0
+
+
+def _hook(args) -> int:
+    from .hooks import HANDLERS, run
+    if args.event not in HANDLERS:
+        raise UserError(f"unknown hook event {args.event!r}: one of {', '.join(HANDLERS)}")
+    return run(args.event, detach=args.detach)
+
+
+def _mcp(args) -> int:
+    from .mcp_server import main as serve
+    return serve(args.memory_dir)
 
 
 # --- entry points ------------------------------------------------------------------------
 
-def _common(p, *, json_help="print JSON for tools"):
+def _memory_dir(p):
     p.add_argument("--memory-dir", help="the memory folder (default: $CURSOR_MEMORY_DIR, "
                                         "else <project>/.cursor/skills/memory-data)")
-    p.add_argument("--json", action="store_true", help=json_help)
+
+
+def _json(p):
+    p.add_argument("--json", action="store_true", help="print JSON for tools")
 
 
 def _script(prog: str, description: str, add, fn, argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from . import log
+    log.route_to_stderr()
     parser = _Parser(prog=prog, description=description)
     add(parser)
-    _common(parser)
+    _memory_dir(parser)
+    _json(parser)
     try:
         _check_utf8(argv)
-    except MemoryError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+    except UserError as e:
+        _fail(prog, str(e))
         return 2
     args = parser.parse_args(argv)
     args.prog_name = prog
@@ -299,49 +386,72 @@ def search_main(argv=None) -> int:
                    _add_search_args, _search, argv)
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    parser = _Parser(prog="cursor-memory", description="Long-term memory for AI coding agents.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    commands = {
-        "save-fact": ("save a fact", _add_save_fact_args, _save_fact),
-        "save-summary": ("save a session summary", _add_save_summary_args, _save_summary),
-        "search": ("search memory", _add_search_args, _search),
-        "sync": ("bring the index in line with the files",
+# name: (help, add arguments, function, takes --json)
+def _commands() -> dict:
+    none = lambda p: None  # noqa: E731
+    return {
+        "save-fact": ("save a fact", _add_save_fact_args, _save_fact, True),
+        "save-summary": ("save a session summary", _add_save_summary_args, _save_summary, True),
+        "search": ("search memory", _add_search_args, _search, True),
+        "sync": ("bring the index in line with the files (and make missing vectors)",
                  lambda p: p.add_argument("--no-embed", action="store_true",
-                                          help="text only; leave vectors for later"), _sync),
+                                          help="text only; leave vectors for later"), _sync, True),
+        "embed": ("make every missing vector now (with a progress bar on a terminal)", none,
+                  _embed, True),
         "rebuild": ("rebuild index.sqlite from the files",
-                    lambda p: p.add_argument("--no-embed", action="store_true"), _rebuild),
-        "stats": ("counts and settings", lambda p: None, _stats),
+                    lambda p: p.add_argument("--no-embed", action="store_true"), _rebuild, True),
+        "stats": ("counts and settings", none, _stats, True),
         "install": ("install the hooks, skill and git settings into a project",
                     lambda p: (p.add_argument("--project", help="default: this git repository"),
                                p.add_argument("--claude", action="store_true",
-                                              help="also .claude/settings.json for Claude Code")),
-                    _install),
+                                              help="also Claude Code: .claude/settings.json and "
+                                                   ".claude/skills"),
+                               p.add_argument("--mcp", action=argparse.BooleanOptionalAction,
+                                              default=None,
+                                              help="also register the MCP server (default: when "
+                                                   "the [mcp] extra is installed)")),
+                    _install, False),
         "uninstall": ("remove exactly what install added (the memory stays)",
-                      lambda p: p.add_argument("--project"), _install),
+                      lambda p: p.add_argument("--project"), _install, False),
         "forget": ("stop showing a memory that is wrong (appends a tombstone; deletes nothing)",
                    lambda p: (p.add_argument("id", help="the memory's id, as search shows it"),
-                              p.add_argument("--reason", help="why, in a few words")), _forget),
+                              p.add_argument("--reason", help="why, in a few words")), _forget, True),
         "check-refs": ("references to files that moved or vanished, and artifact files no memory "
-                       "refers to; exit 1 if any reference is broken", lambda p: None, _check_refs),
+                       "refers to; exit 1 if any reference is broken", none, _check_refs, True),
         "doctor": ("check the files, index, model, locks and hooks; exit 1 if something needs you",
-                   lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor),
+                   lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor, True),
         "model": ("the embedding model: `model download`, `model info`",
-                  lambda p: p.add_argument("model_command", choices=("download", "info")), _model),
+                  lambda p: p.add_argument("model_command", choices=("download", "info")), _model, False),
+        "hook": ("run a lifecycle hook (what hooks.json calls): reads the event's JSON on stdin",
+                 lambda p: (p.add_argument("event"),
+                            p.add_argument("--detach", action="store_true",
+                                           help="sessionEnd: clean up in a worker, return at once")),
+                 _hook, False),
+        "mcp": ("serve memory as MCP tools over stdio (needs the [mcp] extra)", none, _mcp, False),
     }
-    for name, (help_text, add, fn) in commands.items():
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    from . import log
+    parser = _Parser(prog="cursor-memory", description="Long-term memory for AI coding agents.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, (help_text, add, fn, takes_json) in _commands().items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         add(p)
-        _common(p)
-        p.set_defaults(fn=fn)
+        _memory_dir(p)
+        if takes_json:
+            _json(p)
+        p.set_defaults(fn=fn, json=False)
     try:
         _check_utf8(argv)
-    except MemoryError as e:
-        print(f"cursor-memory: error: {e}", file=sys.stderr)
+    except UserError as e:
+        _fail("cursor-memory", str(e))
         return 2
     args = parser.parse_args(argv)
     args.prog_name = f"cursor-memory {args.command}"
+    if args.command not in ("hook", "mcp"):  # those route notices to hooks.log / stderr themselves
+        log.route_to_stderr()
     return _run(args.fn, args)
 
 

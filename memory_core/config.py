@@ -1,4 +1,4 @@
-"""Where the memory folder is, what the clock says, and the user's settings.
+"""Where the project and its memory folder are, what the clock says, and the user's settings.
 
 Stdlib only and cheap to import: every hook and CLI starts here.
 """
@@ -9,23 +9,21 @@ import os
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
+from .errors import UserError
+
 DATA_SUBDIR = Path(".cursor") / "skills" / "memory-data"
 CONFIG_FILE = "config.json"
 
-# The production default: handles Chinese, English and mixed text, and reads 8192 tokens,
-# so a 400-token MEMORY.md chunk is never truncated. See README "Embedding model".
+# The production default; see README "Embedding model" for why.
 DEFAULT_MODEL = "jinaai/jina-embeddings-v2-base-zh"
 
 
-class MemoryError(Exception):
-    """A problem the user can fix; its message is one line."""
-
+# --- the project and its memory folder ---------------------------------------------------
 
 def find_project(start: str | os.PathLike | None = None) -> Path:
-    """The project: CURSOR_PROJECT_DIR, else the git top level of the cwd, else the cwd.
-
-    The git top level is found by walking up to the nearest `.git` (a folder, or a file in
-    a worktree) rather than by running git: this runs on every save and must be cheap."""
+    """The project: CURSOR_PROJECT_DIR (or CLAUDE_PROJECT_DIR), else the git top level of
+    the cwd, else the cwd. The git top level is the nearest folder holding `.git` (a folder,
+    or a file in a worktree), found without running git: this runs on every save."""
     env = os.environ.get("CURSOR_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR")
     if env:
         return Path(env)
@@ -36,15 +34,51 @@ def find_project(start: str | os.PathLike | None = None) -> Path:
     return cwd
 
 
+def check_project(project: str | os.PathLike) -> Path:
+    """The project folder if it may hold a memory folder: an existing directory that is not
+    a file-system root or the home directory itself (a hook given workspace_roots ["/"] must
+    not create /.cursor). UserError otherwise."""
+    path = Path(os.path.abspath(os.fspath(project)))
+    if not path.is_dir():
+        raise UserError(f"{path} is not an existing folder: no project to keep memory for")
+    if path == Path(path.anchor):
+        raise UserError(f"{path} is the root of the file system, not a project")
+    try:
+        home = Path(os.path.expanduser("~")).resolve()
+    except OSError:
+        home = None
+    if home is not None and path.resolve() == home:
+        raise UserError(f"{path} is the home folder, not a project (run inside a project, "
+                        "or pass --memory-dir)")
+    return path
+
+
+def memory_dir_for(project: str | os.PathLike) -> Path:
+    """<project>/.cursor/skills/memory-data, unless CURSOR_MEMORY_DIR says otherwise."""
+    env = os.environ.get("CURSOR_MEMORY_DIR")
+    if env:
+        return Path(env).expanduser()
+    return check_project(project) / DATA_SUBDIR
+
+
 def resolve_memory_dir(flag: str | None = None, project: str | os.PathLike | None = None) -> Path:
     """`--memory-dir`, then CURSOR_MEMORY_DIR, then <project>/.cursor/skills/memory-data."""
     if flag:
         return Path(flag).expanduser()
-    env = os.environ.get("CURSOR_MEMORY_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path(project or find_project()) / DATA_SUBDIR
+    return memory_dir_for(project or find_project())
 
+
+def project_of_memory(root: Path) -> Path | None:
+    """The project a memory folder belongs to: the folder holding .cursor/skills/memory-data,
+    else CURSOR_PROJECT_DIR, else unknown."""
+    root = Path(root)
+    if root.as_posix().endswith(DATA_SUBDIR.as_posix()):
+        return root.parents[len(DATA_SUBDIR.parts) - 1]
+    env = os.environ.get("CURSOR_PROJECT_DIR")
+    return Path(env) if env else None
+
+
+# --- the clock -----------------------------------------------------------------------------
 
 def now() -> datetime:
     """The current time, aware. CURSOR_MEMORY_NOW (ISO 8601) fixes it for tests and benchmarks."""
@@ -60,16 +94,18 @@ def today() -> date:
 
 
 def parse_time(value: str) -> datetime:
-    """ISO 8601 (a trailing Z, a date alone) to an aware datetime; naive means UTC."""
-    text = value.strip()
+    """ISO 8601 (a trailing Z, a date alone) to an aware datetime whose UTC form exists;
+    naive means UTC. UserError for anything else (0001-01-01T00:00:00+14:00 included)."""
+    text = value.strip() if isinstance(value, str) else ""
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     try:
         dt = datetime.fromisoformat(text)
-    except ValueError:
-        raise MemoryError(f"not an ISO 8601 date or time: {value!r}") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        dt.astimezone(timezone.utc)  # 0001-01-01T00:00+14:00 has no UTC form
+    except (ValueError, OverflowError, TypeError):
+        raise UserError(f"not an ISO 8601 date or time: {str(value)[:60]!r}") from None
     return dt
 
 
@@ -80,7 +116,7 @@ def iso(dt: datetime) -> str:
 
 def normalize_time(value) -> str | None:
     """A record's timestamp as we store it in the index, or None when it does not parse."""
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or len(value) > 64:
         return None
     if len(value) == 20 and value[10] == "T" and value[19] == "Z":  # ours already (sync: 3%)
         try:
@@ -90,22 +126,24 @@ def normalize_time(value) -> str | None:
             pass
     try:
         return iso(parse_time(value))
-    except MemoryError:
+    except (UserError, OverflowError, ValueError):
         return None
 
 
 def date_bound(value: str, *, end: bool = False) -> str:
     """A --since/--until value as a UTC timestamp; a bare date means the whole local day."""
-    text = value.strip()
-    if len(text) == 10 and text[4] == "-" and text[7] == "-":
-        try:
+    text = str(value).strip()
+    try:
+        if len(text) == 10 and text[4] == "-" and text[7] == "-":
             day = date.fromisoformat(text)
-        except ValueError:
-            raise MemoryError(f"not a date: {value!r}") from None
-        start = datetime(day.year, day.month, day.day).astimezone()
-        return iso(start + timedelta(days=1, seconds=-1)) if end else iso(start)
-    return iso(parse_time(text))
+            start = datetime(day.year, day.month, day.day).astimezone()
+            return iso(start + timedelta(days=1, seconds=-1)) if end else iso(start)
+        return iso(parse_time(text))
+    except (ValueError, OverflowError):
+        raise UserError(f"not a date: {text[:60]!r}") from None
 
+
+# --- settings ------------------------------------------------------------------------------
 
 def load_config(root: Path) -> dict:
     """The memory folder's config.json; a broken one is ignored with a notice, never fatal."""
@@ -116,10 +154,31 @@ def load_config(root: Path) -> dict:
         return data if isinstance(data, dict) else {}
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
-        import sys
-        print(f"cursor-memory: ignoring {path}: {e}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as e:
+        from .log import note
+        note(f"ignoring {path}: {e}")
         return {}
+
+
+def setting(config: dict, key: str, default, *, minimum=None, maximum=None):
+    """config[key] as the type of `default` (int, float or bool), within [minimum, maximum];
+    the default, with a notice, when it is missing or not such a value."""
+    if key not in config:
+        return default
+    value = config[key]
+    kind = type(default)
+    ok = isinstance(value, bool) if kind is bool else (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and value == value)
+    if ok and kind is not bool:
+        value = kind(value)
+        ok = (minimum is None or value >= minimum) and (maximum is None or value <= maximum)
+    if not ok:
+        from .log import note
+        note(f"config.json: {key} must be {'true or false' if kind is bool else 'a number'}"
+             + (f" from {minimum}" if minimum is not None else "")
+             + (f" to {maximum}" if maximum is not None else "") + f"; using {default}")
+        return default
+    return value
 
 
 def model_settings(root: Path) -> tuple[str, str | None]:

@@ -1,14 +1,22 @@
-"""Daily fact/preference lines and session decisions → facts.jsonl (seed 003 §4.3), and
-retention of old daily files.
+"""Daily fact/preference lines and session decisions → facts.jsonl, and retention of old
+daily files (docs/formats.md "facts.jsonl", "Retention").
 
 facts.jsonl is append-only between compactions: a changed fact is appended as a new version
 with the same id, and readers fold by id (the last line wins). Now and then it is compacted
 into a temp file renamed over the old one, so git merges and concurrent readers always see
 whole lines, never a partial rewrite.
+
+Consolidation reads what it needs from the index, which sessionEnd has just synced: the lines
+no fact lists as evidence yet, the corrections, each fact's current version by its byte
+offset in facts.jsonl. So its work follows what is new, not the size of the store
+(docs/benchmarks.md "Consolidation at scale"). A fact's id is derived from the id of the
+first record it was made from, which is unique: a decision changed back to an earlier value
+("Redis" → "Memcached" → "Redis") is a new fact with a new id, never the old one revived.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -16,284 +24,366 @@ from datetime import timedelta
 from pathlib import Path
 
 from . import jsonl
-from .config import load_config, now, parse_time
+from .config import load_config, now, parse_time, setting
 from .locks import lock_fd, unlock_fd
 from .text import normalize
 
 # Near-duplicates by embedding: cosine at or above this, and the same numbers in both.
-# Measured on ../shared/bench/devmem with the offline test model: the most similar pair
-# that is NOT the same fact scores 0.948 (see docs/benchmarks.md, "Consolidation").
-# It depends on the model: `dedup_threshold` in config.json.
+# It depends on the model (docs/benchmarks.md "Consolidation: the near-duplicate threshold"):
+# `dedup_threshold` in config.json.
 DEDUP_THRESHOLD = 0.95
 RETENTION_DAYS = 90
+KNN_MAX = 32  # up to this many new lines ask vec0 each; more load the facts' vectors once
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+FACTS = "facts.jsonl"
 
 
 @dataclass
 class Report:
     new: int = 0  # facts created
-    merged: int = 0  # lines that joined an existing fact
+    merged: int = 0  # records that joined an existing fact
+    deferred: int = 0  # lines waiting for their vector (or the deadline) before they can join
+    statuses: int = 0  # fact versions appended because a status changed
     pruned: list = field(default_factory=list)  # daily files removed
     kept: list = field(default_factory=list)  # old daily files kept: not yet consolidated
+    quarantined: list = field(default_factory=list)  # "quarantine/<file> (n lines)"
     compacted: bool = False
 
 
-def fact_id(content: str) -> str:
-    """Stable and collision-free: the hash of the normalised text."""
-    return "fact-" + hashlib.sha1(normalize(content).encode("utf-8")).hexdigest()[:16]
+@dataclass
+class Candidate:
+    """A record that should be in facts.jsonl: a daily line or a session decision."""
+    item: str  # the evidence id: a line id, or "<summary id>#d<n>"
+    content: str
+    memory_type: str
+    kind: str
+    entities: list
+    confidence: float
+    timestamp: str
+    source: dict
+    pk: int | None = None  # the chunk of a daily line (its vector), None for a decision
+    replaces: str | None = None
+
+
+def fact_id(item: str) -> str:
+    """The id of the fact first made from record `item`: unique because record ids are."""
+    return "fact-" + hashlib.sha1(item.encode("utf-8")).hexdigest()[:16]
+
+
+def norm_hash(text: str) -> str:
+    """chunks.norm of a text (sync.ChunkRow): equal for the same fact written twice."""
+    return hashlib.sha1(normalize(text).encode()).hexdigest()[:16]
 
 
 def read_facts(root: Path) -> dict:
     """facts.jsonl folded by id (the last version of each wins), in first-seen order."""
-    path = Path(root) / "facts.jsonl"
+    path = Path(root) / FACTS
     if not path.exists():
         return {}
     folded: dict = {}
-    for _, rec in jsonl.read(path).records:
+    for rec in jsonl.read(path).records:
         if isinstance(rec.get("id"), str) and isinstance(rec.get("content"), str):
             folded[rec["id"]] = rec
     return folded
-
-
-def _consolidates(r: dict) -> bool:
-    """A daily line that belongs in facts.jsonl (and keeps its day from being pruned until
-    it is there)."""
-    return (r.get("type") in ("fact", "preference") and isinstance(r.get("id"), str)
-            and isinstance(r.get("content"), str) and bool(r["content"].strip())
-            and isinstance(r.get("timestamp"), str))
-
-
-def corrections(root: Path) -> tuple[dict, dict]:
-    """({forgotten id: reason}, {superseded id: id of the record replacing it}) from the
-    daily files: tombstones and facts saved with `supersedes`."""
-    forgotten, superseded = {}, {}
-    daily = Path(root) / "daily"
-    for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
-        for _, r in jsonl.read(path).records:
-            if r.get("type") == "forget" and isinstance(r.get("target"), str):
-                forgotten[r["target"]] = r.get("reason") or ""
-            elif isinstance(r.get("supersedes"), str) and isinstance(r.get("id"), str):
-                superseded[r["supersedes"]] = r["id"]
-    return forgotten, superseded
-
-
-def _candidates(root: Path, hidden=frozenset()):
-    """Daily fact/preference lines and session decisions, oldest first, without the lines
-    that were forgotten or superseded:
-    [(source id, content, memory_type, kind, entities, confidence, timestamp, source,
-      supersedes)]."""
-    out = []
-    daily = Path(root) / "daily"
-    for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
-        for _, r in jsonl.read(path).records:
-            if _consolidates(r) and r["id"] not in hidden:
-                out.append((r["id"], r["content"].strip(), r.get("memory_type") or "W", r["type"],
-                            r.get("entities") if isinstance(r.get("entities"), list) else [],
-                            r.get("confidence", 1.0), r["timestamp"],
-                            {"file": f"daily/{path.name}", "id": r["id"]},
-                            r.get("supersedes") if isinstance(r.get("supersedes"), str) else None))
-    sessions = Path(root) / "sessions.jsonl"
-    if sessions.exists():
-        for _, r in jsonl.read(sessions).records:
-            decisions = r.get("decisions")
-            if isinstance(decisions, list) and isinstance(r.get("id"), str):
-                for i, d in enumerate(decisions):
-                    if isinstance(d, str) and d.strip():
-                        out.append((f"{r['id']}#d{i + 1}", d.strip(), "S", "fact", [], 1.0,
-                                    str(r.get("timestamp", "")),
-                                    {"file": "sessions.jsonl", "id": r["id"]}, None))
-    out.sort(key=lambda c: c[6])
-    return out
 
 
 def _numbers(text: str) -> frozenset:
     return frozenset(_NUMBER.findall(text))
 
 
-def consolidate(mem, embedder=None) -> Report:
-    """Fold every not-yet-consolidated line into facts.jsonl. The same normalised text joins
-    its fact; with a model, so does a near-duplicate (see DEDUP_THRESHOLD). Tombstones and
-    `supersedes` are applied as new versions (status forgotten / superseded). Idempotent."""
-    root = mem.root
-    report = Report()
-    facts = read_facts(root)
-    forgotten, superseded = corrections(root)
-    owner = {e: fid for fid, f in facts.items() for e in f.get("evidence") or []}
-    by_norm = {normalize(f["content"]): fid for fid, f in facts.items() if _active(f)}
-    todo = [c for c in _candidates(root, set(forgotten) | set(superseded)) if c[0] not in owner]
-    changed: dict = {}
-    if todo:
-        threshold = _threshold(root)
-        vectors = _vectors(mem, embedder, facts, todo) if embedder is not None else None
-        for cand in todo:
-            sid, content, mtype, kind, entities, conf, stamp, source, replaces = cand
-            fid = None if replaces else by_norm.get(normalize(content))
-            if fid is None and vectors is not None and not replaces:
-                fid = vectors.nearest(sid, content, threshold)
-            if fid is not None and fid in facts:
-                f = dict(facts[fid])
-                f["evidence"] = list(dict.fromkeys((f.get("evidence") or []) + [sid]))
-                f["entities"] = list(dict.fromkeys((f.get("entities") or []) + entities))
-                f["confidence"] = max(float(f.get("confidence") or 0), _conf(conf))
-                f["updated_at"] = max(str(f.get("updated_at") or ""), stamp)
-                report.merged += 1
-            else:
-                fid = fact_id(content)
-                if fid in facts and _active(facts[fid]):
-                    continue  # same text as a fact whose evidence we lost track of
-                f = {"id": fid, "type": mtype if mtype in ("W", "B", "O", "S") else "W",
-                     "kind": kind, "content": content, "entities": entities,
-                     "confidence": _conf(conf), "evidence": [sid], "source": source,
-                     "created_at": stamp, "updated_at": stamp}
-                if replaces:
-                    f["supersedes"] = owner.get(replaces, replaces)
-                by_norm[normalize(content)] = fid
-                report.new += 1
-                if vectors is not None:
-                    vectors.add(fid, sid, content)
-            facts[fid] = f
-            owner[sid] = fid
-            changed[fid] = f
-    for fid, f in list(facts.items()):
-        status = _status(fid, f, facts, owner, forgotten, superseded)
-        if status != f.get("status", "active"):
-            f = dict(f, status=status)
-            if status == "superseded":
-                f["superseded_by"] = _replacement(fid, f, owner, superseded, facts)
-            facts[fid] = changed[fid] = f
-    if changed:
-        jsonl.append(root / "facts.jsonl", list(changed.values()))
-    report.compacted = compact_if_needed(root)
-    return report
-
-
-def _active(f: dict) -> bool:
-    return f.get("status", "active") == "active"
-
-
-def _status(fid, f, facts, owner, forgotten, superseded) -> str:
-    evidence = f.get("evidence") or []
-    if fid in forgotten or (evidence and all(e in forgotten for e in evidence)):
-        return "forgotten"
-    if fid in superseded or any(e in superseded for e in evidence) or any(
-            g.get("supersedes") == fid for g in facts.values() if g is not f and _active(g)):
-        return "superseded"
-    return "active"
-
-
-def _replacement(fid, f, owner, superseded, facts) -> str | None:
-    for g in facts.values():
-        if g.get("supersedes") == fid:
-            return g["id"]
-    for key in [fid, *(f.get("evidence") or [])]:
-        if key in superseded:
-            return owner.get(superseded[key], superseded[key])
-    return None
-
-
 def _conf(value) -> float:
     try:
         c = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 1.0
-    return min(1.0, max(0.0, c))
+    return min(1.0, max(0.0, c)) if c == c else 1.0
 
 
-def _threshold(root: Path) -> float:
-    try:
-        return float(load_config(root).get("dedup_threshold", DEDUP_THRESHOLD))
-    except (TypeError, ValueError):
-        return DEDUP_THRESHOLD
+# --- reading the index --------------------------------------------------------------------------
+
+def _candidates(conn) -> list:
+    """Daily fact/preference lines and session decisions that no fact lists as evidence yet,
+    oldest first, without forgotten or superseded lines."""
+    out = []
+    for pk, cid, content, mtype, kind, entities, conf, stamp, src in conn.execute(
+            "SELECT c.pk, c.id, c.content, c.memory_type, c.type, c.entities, c.confidence, "
+            "c.timestamp, c.source_file FROM chunks c "
+            "WHERE c.source_file LIKE 'daily/%' AND c.type IN ('fact', 'preference') "
+            "AND c.hidden = 0 AND NOT EXISTS (SELECT 1 FROM evidence e WHERE e.item = c.id)"):
+        out.append(Candidate(cid, content.strip(), mtype if mtype in ("W", "B", "O") else "W",
+                             kind, json.loads(entities or "[]"), _conf(conf), stamp,
+                             {"file": src, "id": cid}, pk))
+    for sid, stamp, n, text in conn.execute(
+            "SELECT c.id, c.timestamp, d.n, d.text FROM decisions d JOIN chunks c ON c.pk = d.pk "
+            "WHERE c.hidden = 0 AND NOT EXISTS (SELECT 1 FROM evidence e "
+            "WHERE e.item = c.id || '#d' || d.n)"):
+        out.append(Candidate(f"{sid}#d{n}", text, "S", "fact", [], 1.0, stamp or "",
+                             {"file": "sessions.jsonl", "id": sid}))
+    if out:
+        replaces = dict(conn.execute(
+            "SELECT by_id, target FROM corrections WHERE kind = 'superseded' "
+            "AND source_file != 'facts.jsonl' AND by_id IN (%s)" % ",".join("?" * len(out)),
+            [c.item for c in out]))
+        for c in out:
+            c.replaces = replaces.get(c.item)
+    out.sort(key=lambda c: (c.timestamp, c.item))
+    return out
 
 
-class _Vectors:
-    """Cosine search over the facts so far, using vectors already in the index where it has
-    them and embedding the rest."""
+def _owner(conn, item: str) -> str | None:
+    """The fact that lists `item` as evidence."""
+    row = conn.execute("SELECT c.id FROM evidence e JOIN chunks c ON c.pk = e.pk "
+                       "WHERE e.item = ? AND c.source_file = ? LIMIT 1", (item, FACTS)).fetchone()
+    return row[0] if row else None
 
-    def __init__(self, embedder, known: dict, texts: dict):
+
+def _fact_by_norm(conn, norm: str) -> str | None:
+    row = conn.execute("SELECT id FROM chunks WHERE norm = ? AND source_file = ? AND hidden = 0 "
+                       "AND instr(id, '#part-') = 0 LIMIT 1", (norm, FACTS)).fetchone()
+    return row[0] if row else None
+
+
+class _Facts:
+    """The current version of facts, read from facts.jsonl at the offset the index gives
+    (or from this run's changes)."""
+
+    def __init__(self, conn, root: Path):
+        self.conn = conn
+        self.path = Path(root) / FACTS
+        self.changed: dict = {}
+        self._scanned: dict | None = None
+
+    def get(self, fid: str) -> dict | None:
+        if fid in self.changed:
+            return self.changed[fid]
+        row = self.conn.execute("SELECT line_offset FROM chunks WHERE id = ? AND source_file = ?",
+                                (fid, FACTS)).fetchone()
+        rec = jsonl.record_at(self.path, row[0], fid) if row and row[0] is not None else None
+        if rec is None:  # the index is behind the file: read it once
+            if self._scanned is None:
+                self._scanned = read_facts(self.path.parent)
+            rec = self._scanned.get(fid)
+        return dict(rec) if rec is not None else None
+
+    def put(self, f: dict) -> None:
+        self.changed[f["id"]] = f
+
+
+class _Neighbours:
+    """Which active fact a new line's vector is nearly equal to: vec0's nearest facts for a
+    few lines, one product against every fact's vector for many; and the facts made in this
+    run, which the index does not hold yet."""
+
+    def __init__(self, conn, many: bool):
+        from . import vectors
+        self.conn = conn
+        self.vec0 = vectors.get_meta(conn, "vector_store") == "vec0" and conn.vec
+        self.matrix = None
+        if many or not self.vec0:
+            self.matrix = vectors._load_matrix(
+                conn, where=f"c.source_file = '{FACTS}' AND c.hidden = 0 AND {vectors.CURRENT}")
+        self.new: list = []  # [(fact id, vector, numbers)]
+
+    def nearest(self, v, content: str, threshold: float) -> str | None:
         import numpy as np
-        self.np = np
-        self.embedder = embedder
-        self.known = known  # id -> vector (facts and lines)
-        missing = [k for k in texts if k not in known]
-        if missing:
-            for k, v in zip(missing, embedder.embed([texts[k] for k in missing])):
-                self.known[k] = v
-        self.ids: list = []
-        self.rows: list = []
-        self.numbers: list = []
-
-    def add(self, fid, source_id, content):
-        v = self.known.get(source_id)
-        if v is not None:
-            self.ids.append(fid)
-            self.rows.append(v)
-            self.numbers.append(_numbers(content))
-
-    def nearest(self, source_id, content, threshold):
-        v = self.known.get(source_id)
-        if v is None or not self.rows:
-            return None
-        sims = self.np.vstack(self.rows) @ v
         nums = _numbers(content)
-        for i in self.np.argsort(-sims):
-            if sims[i] < threshold:
-                return None
-            if self.numbers[i] == nums:
-                return self.ids[i]
-        return None
+        scored: list = []
+        if self.matrix is not None:
+            pks, m = self.matrix
+            if len(pks):
+                sims = m @ v
+                for i in np.argsort(-sims)[:10]:
+                    if sims[i] < threshold:
+                        break
+                    scored.append((float(sims[i]), int(pks[i])))
+        elif self.vec0:
+            for pk, dist in self.conn.execute(
+                    "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = 10 "
+                    "AND src = 'facts'", (np.asarray(v, dtype=np.float32).tobytes(),)):
+                if 1.0 - dist >= threshold:
+                    scored.append((1.0 - dist, pk))
+        best = None
+        for sim, pk in sorted(scored, reverse=True):
+            row = self.conn.execute(
+                "SELECT id, content FROM chunks WHERE pk = ? AND hidden = 0 AND source_file = ?",
+                (pk, FACTS)).fetchone()
+            if row and _numbers(row[1]) == nums:
+                best = (sim, row[0])
+                break
+        for fid, vec, numbers in self.new:
+            sim = float(vec @ v)
+            if sim >= threshold and numbers == nums and (best is None or sim > best[0]):
+                best = (sim, fid)
+        return best[1] if best else None
+
+    def add(self, fid: str, v, content: str) -> None:
+        self.new.append((fid, v, _numbers(content)))
 
 
-def _vectors(mem, embedder, facts: dict, todo: list):
-    import numpy as np
+# --- consolidation -----------------------------------------------------------------------------
 
-    from . import vectors as vec
+def consolidate(index, root: Path, *, model: str | None = None, deadline: float | None = None) -> Report:
+    """Fold every record not yet consolidated into facts.jsonl, from the index (synced by
+    the caller). The same normalised text joins its fact; with a model (`model`: the
+    embedder identity whose vectors the index holds), so does a near-duplicate, for which a
+    line waits until it has its vector (`Report.deferred`). Tombstones and `supersedes` are
+    applied as new versions (status forgotten / superseded). Idempotent once the result is
+    synced; stops at `deadline` with the rest left for the next run."""
+    import time
 
-    texts = {fid: f["content"] for fid, f in facts.items()}
-    texts.update({c[0]: c[1] for c in todo})
+    root = Path(root)
+    report = Report()
+    threshold = setting(load_config(root), "dedup_threshold", DEDUP_THRESHOLD, minimum=0.0,
+                        maximum=1.0)
 
-    def known(conn):
-        if not vec.usable(conn, embedder.identity):
-            return {}
-        return {cid: np.frombuffer(blob, dtype=np.float32)
-                for cid, blob in conn.execute(
-                    "SELECT c.id, v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.pk "
-                    "WHERE c.vec_hash = c.hash AND c.source_file != 'MEMORY.md'")
-                if cid in texts}
+    def work(conn):
+        from . import vectors
+        facts = _Facts(conn, root)
+        todo = _candidates(conn)
+        use_vectors = model is not None and vectors.usable(conn, model)
+        neighbours = None
+        by_norm: dict = {}  # this run's new facts
+        owner_now: dict = {}  # item -> fact made or joined in this run
+        new_supersedes: dict = {}  # target -> fact id, this run
+        for n, cand in enumerate(todo):
+            if deadline is not None and n % 50 == 0 and time.monotonic() > deadline:
+                report.deferred += len(todo) - n
+                break
+            norm = norm_hash(cand.content)
+            fid = None
+            if not cand.replaces:
+                fid = by_norm.get(norm) or _fact_by_norm(conn, norm)
+            v = None
+            if fid is None and not cand.replaces and model is not None and cand.pk is not None:
+                v = vectors.vector_of(conn, cand.pk) if use_vectors else None
+                if v is None:
+                    report.deferred += 1  # compared with the facts once it has a vector
+                    continue
+                if neighbours is None:
+                    neighbours = _Neighbours(conn, many=len(todo) > KNN_MAX)
+                fid = neighbours.nearest(v, cand.content, threshold)
+            f = facts.get(fid) if fid is not None else None
+            if f is not None:
+                f["evidence"] = list(dict.fromkeys((f.get("evidence") or []) + [cand.item]))
+                f["entities"] = list(dict.fromkeys((f.get("entities") or []) + cand.entities))
+                f["confidence"] = max(_conf(f.get("confidence")), cand.confidence)
+                f["updated_at"] = max(str(f.get("updated_at") or ""), cand.timestamp)
+                facts.put(f)
+                owner_now[cand.item] = fid
+                report.merged += 1
+                continue
+            fid = fact_id(cand.item)
+            f = {"id": fid, "type": cand.memory_type, "kind": cand.kind, "content": cand.content,
+                 "entities": cand.entities, "confidence": cand.confidence,
+                 "evidence": [cand.item], "source": cand.source, "created_at": cand.timestamp,
+                 "updated_at": cand.timestamp}
+            if cand.replaces:
+                target = owner_now.get(cand.replaces) or _owner(conn, cand.replaces) or cand.replaces
+                f["supersedes"] = target
+                new_supersedes[target] = fid
+            facts.put(f)
+            by_norm[norm] = fid
+            owner_now[cand.item] = fid
+            report.new += 1
+            if v is not None and neighbours is not None:
+                neighbours.add(fid, v, cand.content)
+        report.statuses = _statuses(conn, facts, owner_now, new_supersedes)
+        return facts.changed
 
-    index = _Vectors(embedder, mem._run(known, vectors=True), texts)
-    for fid, f in facts.items():
-        index.add(fid, fid, f["content"])
-    return index
+    changed = index.run(work, vectors=model is not None)
+    if changed:
+        jsonl.append(root / FACTS, list(changed.values()))
+    return report
 
 
-def compact_if_needed(root: Path, *, force: bool = False) -> bool:
+def _statuses(conn, facts: _Facts, owner_now: dict, new_supersedes: dict) -> int:
+    """Append a new version of every fact whose status (active / forgotten / superseded) the
+    corrections now give differs from the one it has. Looks only at facts a correction
+    names, facts not active now, and facts changed in this run."""
+    forgotten, superseded = set(), {}
+    for kind, target, by in conn.execute(
+            "SELECT kind, target, by_id FROM corrections WHERE instr(id, '!') = 0"):
+        if kind == "forgotten":
+            forgotten.add(target)
+        else:
+            superseded.setdefault(target, by)
+    for target, fid in new_supersedes.items():
+        superseded.setdefault(target, fid)
+    targets = forgotten | set(superseded)
+    current = {fid: kind for fid, kind in conn.execute(
+        "SELECT target, kind FROM corrections WHERE source_file = ? AND instr(id, '!') > 0",
+        (FACTS,))}
+    affected = set(current) | set(facts.changed)
+    if targets:
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS status_targets(id TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM status_targets")
+        conn.executemany("INSERT OR IGNORE INTO status_targets VALUES (?)", [(t,) for t in targets])
+        affected |= {fid for (fid,) in conn.execute(
+            "SELECT id FROM chunks WHERE source_file = ? AND id IN (SELECT id FROM status_targets)",
+            (FACTS,))}
+        affected |= {fid for (fid,) in conn.execute(
+            "SELECT DISTINCT c.id FROM evidence e JOIN chunks c ON c.pk = e.pk "
+            "WHERE c.source_file = ? AND e.item IN (SELECT id FROM status_targets)", (FACTS,))}
+        conn.execute("DELETE FROM status_targets")
+    changed = 0
+    for fid in sorted(affected):
+        f = facts.get(fid)
+        if f is None:
+            continue
+        evidence = f.get("evidence") or []
+        if fid in forgotten or (evidence and all(e in forgotten for e in evidence)):
+            want = "forgotten"
+        elif fid in superseded or any(e in superseded for e in evidence):
+            want = "superseded"
+        else:
+            want = "active"
+        have = f.get("status", "active") if fid in facts.changed else current.get(fid, "active")
+        if want == have and fid not in facts.changed:
+            continue
+        if want == "active":
+            f.pop("status", None)
+            f.pop("superseded_by", None)
+        else:
+            f["status"] = want
+            if want == "superseded":
+                by = next((superseded[k] for k in [fid, *evidence] if k in superseded), None)
+                f["superseded_by"] = owner_now.get(by) or (_owner(conn, by) if by else None) or by
+        if fid not in facts.changed or want != have:
+            changed += 1
+        facts.put(f)
+    return changed
+
+
+# --- compaction -------------------------------------------------------------------------------
+
+def compact_if_needed(root: Path, *, force: bool = False, lines: int | None = None,
+                      distinct: int | None = None) -> bool:
     """Rewrite facts.jsonl as one line per fact when old versions make up over half of it.
-    Under the file's lock (appenders wait, then see the new file), via temp + rename."""
-    path = Path(root) / "facts.jsonl"
+    `lines` and `distinct` (from the index) decide without reading the file. Under the
+    file's lock (appenders wait, then see the new file), via temp + rename."""
+    if not force and lines is not None and distinct is not None and (
+            lines < 50 or lines <= 2 * distinct):
+        return False
+    path = Path(root) / FACTS
     if not path.exists():
         return False
-    fd = os.open(path, os.O_RDWR)
+    from .files import open_append
+    fd = open_append(path)
     try:
         lock_fd(fd)
         try:
-            if os.stat(path).st_ino != os.fstat(fd).st_ino:
+            if os.lstat(path).st_ino != os.fstat(fd).st_ino:
                 return False  # someone else compacted it meanwhile
             batch = jsonl.read(path)
-            folded = {}
-            for _, rec in batch.records:
+            folded: dict = {}
+            for rec in batch.records:
                 if isinstance(rec.get("id"), str):
                     folded[rec["id"]] = rec
-            if not force and (len(batch.records) < 50 or len(batch.records) <= 2 * len(folded)):
+            if not force and (len(batch.lines) < 50 or len(batch.lines) <= 2 * len(folded)):
                 return False
-            tmp = path.with_name(f"facts.jsonl.{os.getpid()}.tmp")
-            with open(tmp, "w", encoding="utf-8") as f:
-                for rec in folded.values():
-                    f.write(jsonl.dumps(rec) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
+            if batch.skipped:
+                return False  # never drop a line nobody has looked at (doctor lists it)
+            jsonl.write_lines(path, folded.values())
             return True
         finally:
             unlock_fd(fd)
@@ -301,35 +391,91 @@ def compact_if_needed(root: Path, *, force: bool = False) -> bool:
         os.close(fd)
 
 
-def prune(mem, facts: dict | None = None) -> tuple[list, list]:
+def fact_lines(conn) -> tuple:
+    """(lines in facts.jsonl, distinct facts) as the index knows them."""
+    row = conn.execute("SELECT last_line FROM sync_state WHERE file_path = ?", (FACTS,)).fetchone()
+    distinct = conn.execute("SELECT count(*) FROM chunks WHERE source_file = ? "
+                            "AND instr(id, '#part-') = 0", (FACTS,)).fetchone()[0]
+    return (row[0] if row else 0), distinct
+
+
+# --- retention --------------------------------------------------------------------------------
+
+def prune(index, root: Path) -> Report:
     """Delete daily files older than the retention (config `retention_days`, default 90),
     except a day holding a fact/preference line that no fact lists as evidence yet, or a
-    correction (a tombstone or a `supersedes`: it must outlive what it corrects).
-    facts.jsonl, sessions.jsonl and MEMORY.md are never touched."""
-    try:
-        days = int(load_config(mem.root).get("retention_days", RETENTION_DAYS))
-    except (TypeError, ValueError):
-        days = RETENTION_DAYS
+    correction (a tombstone or a `supersedes`: it must outlive what it corrects). Lines
+    nobody could read (malformed, cut off) are never deleted with their day: they are moved,
+    byte for byte, to quarantine/<day>.jsonl, which `doctor` lists. facts.jsonl,
+    sessions.jsonl and MEMORY.md are never touched."""
+    from .sync import to_chunk
+
+    root = Path(root)
+    report = Report()
+    days = setting(load_config(root), "retention_days", RETENTION_DAYS)
     if days <= 0:
-        return [], []
+        return report
     cutoff = (now().astimezone() - timedelta(days=days)).date()
-    facts = read_facts(mem.root) if facts is None else facts
-    forgotten, superseded = corrections(mem.root)
-    settled = {e for f in facts.values() for e in f.get("evidence") or []} | set(forgotten) | set(superseded)
-    pruned, kept = [], []
-    daily = mem.root / "daily"
-    for path in sorted(daily.glob("*.jsonl")):
+    daily = root / "daily"
+    old = []
+    for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
         try:
             day = parse_time(path.stem).date()
         except Exception:  # noqa: BLE001 - not a dated file: not ours to delete
             continue
-        if day >= cutoff:
+        if day < cutoff and path.is_file() and not path.is_symlink():
+            old.append(path)
+    if not old:
+        return report
+
+    def settled(conn, ids):
+        marks = ",".join("?" * len(ids))
+        done = {i for (i,) in conn.execute(f"SELECT item FROM evidence WHERE item IN ({marks})", ids)}
+        return done | {i for (i,) in conn.execute(
+            f"SELECT target FROM corrections WHERE target IN ({marks})", ids)}
+
+    for path in old:
+        data = path.read_bytes()
+        rel = f"daily/{path.name}"
+        bad, memories, corrects = [], [], False
+        pieces = data.split(b"\n")
+        tail = pieces.pop()  # after the last newline: empty, or a line cut off
+        for raw in pieces + ([tail] if tail.strip() else []):
+            if not raw.strip():
+                continue
+            record, _ = jsonl.parse(raw) if raw is not tail else (None, "cut off")
+            if record is None:
+                bad.append(raw)
+                continue
+            try:
+                to_chunk(rel, record)
+            except Exception:  # noqa: BLE001 - sync skipped it: nobody has seen it
+                bad.append(raw)
+                continue
+            if record.get("type") == "forget" or isinstance(record.get("supersedes"), str):
+                corrects = True
+            if record.get("type") in ("fact", "preference") and isinstance(record.get("id"), str):
+                memories.append(record["id"])
+        unsettled = set(memories) - (index.run(lambda c: settled(c, memories)) if memories else set())
+        if corrects or unsettled:
+            report.kept.append(path.name)
             continue
-        recs = [r for _, r in jsonl.read(path).records]
-        if any((_consolidates(r) and r["id"] not in settled) or r.get("type") == "forget"
-               or isinstance(r.get("supersedes"), str) for r in recs):
-            kept.append(path.name)
-            continue
+        if bad:
+            _quarantine(root, path.name, bad)
+            report.quarantined.append(f"quarantine/{path.name} ({len(bad)} lines)")
         path.unlink()
-        pruned.append(path.name)
-    return pruned, kept
+        report.pruned.append(path.name)
+    return report
+
+
+def _quarantine(root: Path, name: str, lines: list) -> None:
+    """Keep unreadable lines, byte for byte, in quarantine/<name> (never synced)."""
+    from .files import make_private_dir, open_append
+    folder = root / "quarantine"
+    make_private_dir(folder)
+    fd = open_append(folder / name)
+    try:
+        os.write(fd, b"".join(raw + b"\n" for raw in lines))
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,29 +1,30 @@
-"""What sessionStart hands the agent: MEMORY.md in full, recent facts by the decay policy of
-seed 004 §2, and the last session summary, under a hard size budget, fenced as data.
+"""What sessionStart hands the agent: MEMORY.md, recent facts by the decay policy, and the
+last session summary, under a hard size budget, fenced as data (docs/formats.md "Session
+context", docs/security.md).
 
-Built from the index (the hook has just synced it), so it costs a few small queries and
-never the embedding model.
+Built from the index when it is ready (a few small queries, never the embedding model), else
+from the files alone (a first sync of a big store still running): MEMORY.md and the last
+summary always come from the files. Selection is one pass by priority, so the cost follows
+the budget, not the size of MEMORY.md.
 """
 from __future__ import annotations
 
-import json
 import os
-import re
 from datetime import datetime, timedelta
 from datetime import time as dtime
 from pathlib import Path
 
-from .config import iso, load_config, now, parse_time
+from .config import iso, load_config, now, parse_time, setting
+from .sanitize import render_document, render_item
 
 DEFAULT_BUDGET = 8000  # characters; Claude Code caps injected context at 10,000
 MAX_FACTS = 15
+MAX_CORE_READ = 4_000_000  # bytes of MEMORY.md read for the context (it is cut to the budget)
 RULES_FILE = Path(".cursor") / "rules" / "memory-context.mdc"
-
-_FENCE_LOOKALIKE = re.compile(r"<\s*/?\s*cursor-memory[^>]*>", re.I)
 
 
 def day_quota(n: int):
-    """Seed 004 §2, by day number n (1 = today): (max facts that day or None for all,
+    """The decay policy by day number n (1 = today): (max facts that day or None for all,
     minimum confidence). Days 1-2 all; 3-5 at most 3 a day; 5-7 only confidence >= 0.9
     (day 5 is in both ranges and gets both rules); older days nothing."""
     if n <= 2:
@@ -37,84 +38,129 @@ def day_quota(n: int):
     return 0, 1.1
 
 
+def _keep_by_policy(facts: list, today) -> list:
+    """[(day number, fact)] the policy keeps, newest day first; `facts` have .timestamp and
+    .confidence."""
+    by_day: dict = {}
+    for f in facts:
+        n = (today - parse_time(f.timestamp).astimezone().date()).days + 1
+        if 1 <= n <= 7:
+            by_day.setdefault(n, []).append(f)
+    kept = []
+    for n in sorted(by_day):
+        quota, floor = day_quota(n)
+        day = [f for f in by_day[n] if (f.confidence or 0) >= floor]
+        day.sort(key=lambda f: f.timestamp, reverse=True)
+        day.sort(key=lambda f: f.confidence or 0, reverse=True)  # then newest (stable)
+        kept += [(n, f) for f in (day if quota is None else day[:quota])]
+    return kept[:MAX_FACTS]
+
+
 def recent_facts(conn, today, project=None) -> list:
-    """The facts the decay policy keeps, newest day first: [(day number, Hit)]."""
-    from .search import collapse, load_hits
+    """The facts the decay policy keeps, from the index: [(day number, Hit)]."""
+    from .search import Ranked, collapse, load_hits
 
     first = datetime.combine(today - timedelta(days=6), dtime.min).astimezone()
     rows = conn.execute(
         "SELECT pk FROM chunks WHERE type IN ('fact', 'preference') AND timestamp >= ? "
         "AND hidden = 0 ORDER BY timestamp DESC", (iso(first),)).fetchall()
-    hits = collapse(load_hits(conn, [(pk, 0.0, None, None, None, None) for (pk,) in rows],
-                              project))
-    by_day: dict = {}
-    for h in hits:
-        n = (today - parse_time(h.timestamp).astimezone().date()).days + 1
-        if 1 <= n <= 7:
-            by_day.setdefault(n, []).append(h)
-    kept = []
-    for n in sorted(by_day):
-        quota, floor = day_quota(n)
-        day_hits = [h for h in by_day[n] if (h.confidence or 0) >= floor]
-        day_hits.sort(key=lambda h: h.timestamp, reverse=True)
-        day_hits.sort(key=lambda h: h.confidence or 0, reverse=True)  # then newest (stable)
-        kept += [(n, h) for h in (day_hits if quota is None else day_hits[:quota])]
-    return kept[:MAX_FACTS]
+    hits = collapse(load_hits(conn, [Ranked(pk, 0.0) for (pk,) in rows], project))
+    return _keep_by_policy(hits, today)
+
+
+class _Line:
+    """A daily line read from a file, shaped like a Hit for rendering."""
+
+    def __init__(self, record: dict, stamp: str, confidence: float):
+        self.id = record["id"]
+        self.content = record["content"]
+        self.type = record.get("type")
+        self.memory_type = record.get("memory_type") if isinstance(record.get("memory_type"), str) else None
+        self.timestamp = stamp
+        self.confidence = confidence
+        self.refs: list = []
+        self.evidence = [self.id]
+
+
+def recent_facts_from_files(root: Path, today) -> list:
+    """The same policy over the last week's daily files, for when the index is not ready:
+    tombstones and supersedes in those files are honoured, duplicates shown once."""
+    from . import jsonl
+    from .sync import to_chunk
+    from .text import normalize
+
+    lines, hidden, seen = [], set(), set()
+    for k in range(7):
+        path = Path(root) / "daily" / f"{today - timedelta(days=k)}.jsonl"
+        if not path.is_file() or path.is_symlink():
+            continue
+        for record in jsonl.read(path).records:
+            try:
+                if record.get("type") == "forget" and isinstance(record.get("target"), str):
+                    hidden.add(record["target"])
+                if isinstance(record.get("supersedes"), str):
+                    hidden.add(record["supersedes"])
+                row = to_chunk(f"daily/{path.name}", record)
+            except Exception:  # noqa: BLE001 - sync reports bad lines; here they are left out
+                continue
+            if row is not None and row.type in ("fact", "preference"):
+                lines.append(_Line(record, row.timestamp, row.confidence))
+    out = []
+    for line in sorted(lines, key=lambda x: x.timestamp, reverse=True):
+        key = normalize(line.content)
+        if line.id in hidden or key in seen:
+            continue
+        seen.add(key)
+        out.append(line)
+    return _keep_by_policy(out, today)
 
 
 def last_summary(root: Path):
     """The newest record of sessions.jsonl (read from the end of the file)."""
-    path = Path(root) / "sessions.jsonl"
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return None
-    with open(path, "rb") as f:
-        f.seek(max(0, size - 256_000))
-        tail = f.read()
+    from . import jsonl
+
     best = None
-    for raw in tail.splitlines():
-        try:
-            rec = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and isinstance(rec.get("summary"), str) and isinstance(
-                rec.get("timestamp"), str):
+    for rec in jsonl.tail(Path(root) / "sessions.jsonl"):
+        if isinstance(rec.get("summary"), str) and isinstance(rec.get("timestamp"), str):
             if best is None or rec["timestamp"] >= best["timestamp"]:
                 best = rec
     return best
 
 
-def _clean(text: str) -> str:
-    """Stored text may not close or forge our fence."""
-    return _FENCE_LOOKALIKE.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
-
-
-def build(mem, *, search_command: str | None = None) -> str:
-    """The context text, at most `context_budget` characters (config.json)."""
-    cfg = load_config(mem.root)
+def _read_core(root: Path) -> str:
+    from .files import NOFOLLOW
     try:
-        budget = int(cfg.get("context_budget", DEFAULT_BUDGET))
-    except (TypeError, ValueError):
-        budget = DEFAULT_BUDGET
-    today = now().astimezone().date()
-    facts = mem._run(lambda conn: recent_facts(conn, today, mem.project))
-    summary = last_summary(mem.root)
-    md_path = mem.root / "MEMORY.md"
-    md = md_path.read_text(encoding="utf-8", errors="replace") if md_path.exists() else ""
+        fd = os.open(Path(root) / "MEMORY.md", os.O_RDONLY | NOFOLLOW)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as f:
+        return f.read(MAX_CORE_READ).decode("utf-8", errors="replace")
 
-    # (priority, text): lower priority goes first when over budget
-    items: list = []
-    for i, section in enumerate(_md_sections(md)):
-        items.append([1000 - i, "core", _clean(section)])
+
+def build(root: Path, index=None, *, project=None, search_command: str | None = None) -> str:
+    """The context text, at most `context_budget` characters (config.json). `index`: an
+    Index to read recent facts from, or None to read them from the files."""
+    from .chunking import sections
+
+    root = Path(root)
+    budget = setting(load_config(root), "context_budget", DEFAULT_BUDGET, minimum=500)
+    today = now().astimezone().date()
+    facts = (index.run(lambda conn: recent_facts(conn, today, project)) if index is not None
+             else recent_facts_from_files(root, today))
+    summary = last_summary(root)
+    md = _read_core(root)
+
+    items: list = []  # [priority, kind, text]: the lowest priority goes first when over budget
+    for i, section in enumerate(s for s in sections(md) if s.text().strip()):
+        items.append([1_000_000 - i, "core", render_document(section.text())])
     if summary:
-        items.append([500, "summary", _clean(_render_summary(summary))])
+        items.append([500, "summary", _render_summary(summary)])
     shown = f"{summary['id']}#" if summary and isinstance(summary.get("id"), str) else None
     for n, h in facts:
         if shown and all(e.startswith(shown) for e in h.evidence):
             continue  # a decision of the summary below: shown there
         # oldest day first, then least confident, then oldest
-        items.append([100 - n * 10 + (h.confidence or 0), "fact", _clean(_render_fact(h))])
+        items.append([100 - n * 10 + (h.confidence or 0), "fact", _render_fact(h)])
     nonce = os.urandom(4).hex()
     head = (f'<cursor-memory data="{nonce}">\n'
             "Reference data from this project's long-term memory (cursor-memory): what was "
@@ -123,15 +169,37 @@ def build(mem, *, search_command: str | None = None) -> str:
     if search_command:
         head += f"To look further back: {search_command} \"<what you need>\"\n"
     tail = f'</cursor-memory data="{nonce}">'
-    dropped = 0
-    while items and _size(head, tail, items, dropped) > budget:
-        items.remove(min(items, key=lambda it: it[0]))
-        dropped += 1
-    return _render(head, tail, items, dropped)
+    kept = _select(head, tail, items, budget)
+    return _render(head, tail, kept, len(items) - len(kept))
 
 
-def _size(head, tail, items, dropped) -> int:
-    return len(_render(head, tail, items, dropped))
+_TITLES = {"core": "## MEMORY.md (core memory, kept by the user)\n",
+           "fact": "## Recent facts (newest first)\n"}
+_DROPPED_NOTE = 90  # characters reserved for "(N older or less certain items left out ...)"
+
+
+def _select(head: str, tail: str, items: list, budget: int) -> list:
+    """The items to show: by priority, each while it fits (a section title counted once, the
+    note about what was left out reserved); the first core section is cut to fit rather
+    than left out. One pass: linear in the number of items, whatever the file size."""
+    used = len(head) + len(tail) + 4 + _DROPPED_NOTE
+    kept, titled = [], set()
+    for item in sorted(items, key=lambda it: -it[0]):
+        priority, kind, text = item
+        cost = len(text) + 1 + (len(_TITLES.get(kind, "")) + 1 if kind not in titled else 0)
+        if used + cost > budget:
+            room = budget - used - (len(_TITLES["core"]) + 1 if kind not in titled else 0) - 60
+            if kind == "core" and not any(k == "core" for _, k, _ in kept) and room > 200:
+                text = text[:room] + "\n…(cut for space; the rest of MEMORY.md is in the file)"
+                cost = len(text) + 1 + len(_TITLES["core"]) + 1
+            else:
+                continue
+        used += cost
+        titled.add(kind)
+        kept.append([priority, kind, text])
+    while kept and len(_render(head, tail, kept, len(items) - len(kept))) > budget:
+        kept.remove(min(kept, key=lambda it: it[0]))  # the estimate was short: rare, a step
+    return kept
 
 
 def _render(head, tail, items, dropped) -> str:
@@ -140,9 +208,9 @@ def _render(head, tail, items, dropped) -> str:
     facts = [t for _, kind, t in items if kind == "fact"]
     parts = [head]
     if core:
-        parts.append("## MEMORY.md (core memory, kept by the user)\n" + "\n".join(core).strip() + "\n")
+        parts.append(_TITLES["core"] + "\n".join(core).strip() + "\n")
     if facts:
-        parts.append("## Recent facts (newest first)\n" + "\n".join(facts) + "\n")
+        parts.append(_TITLES["fact"] + "\n".join(facts) + "\n")
     if summary:
         parts.append(summary[0])
     if not (core or facts or summary):
@@ -153,58 +221,46 @@ def _render(head, tail, items, dropped) -> str:
     return "\n".join(parts)
 
 
-def _md_sections(md: str) -> list:
-    """MEMORY.md cut before each heading, so the budget drops whole sections."""
-    sections, buf = [], []
-    fenced = False
-    for line in md.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        if not fenced and re.match(r"#{1,6}\s", line) and buf:
-            sections.append("\n".join(buf))
-            buf = []
-        buf.append(line)
-    if buf and "\n".join(buf).strip():
-        sections.append("\n".join(buf))
-    return sections
-
-
 def _render_fact(h) -> str:
     day = parse_time(h.timestamp).astimezone().date().isoformat()
     label = "/".join(x for x in (h.memory_type, h.type if h.type != "fact" else "") if x)
     conf = "" if (h.confidence or 0) >= 1 else f" (confidence {h.confidence:.2f})"
     gone = [r["ref"].split(":", 1)[1] for r in h.refs if r["exists"] is False]
-    stale = f" [possibly stale: {', '.join(gone)} no longer exists]" if gone else ""
-    return f"- [{day} {label}] {h.content}{conf}{stale} ({h.id})"
+    stale = f" [possibly stale: {render_item(', '.join(gone))} no longer exists]" if gone else ""
+    return f"- [{day} {render_item(label)}] {render_item(h.content)}{conf}{stale} ({render_item(h.id)})"
 
 
 def _render_summary(s: dict) -> str:
-    day = str(s.get("timestamp", ""))[:10]
-    lines = [f"## Last session ({day}): {s.get('topic', '')}", str(s.get("summary", ""))]
+    day = render_item(str(s.get("timestamp", ""))[:10])
+    lines = [f"## Last session ({day}): {render_item(str(s.get('topic', '')))}",
+             f"Summary: {render_item(str(s.get('summary', '')))}"]
     for key, title in (("decisions", "Decisions"), ("todos", "Todos")):
-        values = [v for v in s.get(key) or [] if isinstance(v, str)]
+        values = [v for v in s.get(key) or [] if isinstance(v, str)] if isinstance(s.get(key), list) else []
         if values:
             lines.append(f"{title}:")
-            lines += [f"- {v}" for v in values]
+            lines += [f"- {render_item(v)}" for v in values]
     return "\n".join(lines) + "\n"
 
 
 def write_rules_file(project: Path, text: str) -> Path | None:
-    """The same context as an alwaysApply rule: Cursor can drop sessionStart's
-    additional_context in a race, and the rule is read either way. Written only when it
-    changed, atomically."""
-    path = Path(project) / RULES_FILE
+    """The context as an alwaysApply rule, for clients and modes that do not run sessionStart
+    (cloud agents, `cursor-agent -p`) or drop its context. Written only when it changed,
+    atomically, never through a link or into a folder that leads out of the project."""
+    from .files import write_atomic
+    from .errors import StorageError
+
+    project = Path(project)
+    path = project / RULES_FILE
     body = ("---\ndescription: Project memory loaded by cursor-memory at session start "
             "(generated; edits are overwritten)\nalwaysApply: true\n---\n" + text + "\n")
     try:
-        if path.exists() and path.read_text(encoding="utf-8") == body:
-            return path
+        real_project = project.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(body)
-        os.replace(tmp, path)
+        if real_project not in path.parent.resolve().parents:
+            return None  # .cursor or .cursor/rules leads out of the project
+        if path.is_file() and not path.is_symlink() and path.read_text(encoding="utf-8") == body:
+            return path
+        write_atomic(path, body)
         return path
-    except OSError:
+    except (OSError, StorageError):
         return None

@@ -1,69 +1,95 @@
 """Corrections without rewriting history: what the index hides, and why.
 
-A tombstone (`forget`), a fact saved with `supersedes`, and a facts.jsonl version whose
+A tombstone (`forget`), a record saved with `supersedes`, and a facts.jsonl version whose
 status is forgotten or superseded all become rows of the `corrections` table when synced.
 `apply` turns them into `chunks.hidden`: the corrected record, the daily lines a hidden fact
-was consolidated from, and a fact all of whose sources were forgotten. Search and the
-session context skip hidden chunks; `--history` shows them with their status.
+was consolidated from, parts of a hidden record, and a fact all of whose sources were
+forgotten or replaced. Search and the session context skip hidden chunks; `--history` shows
+them with their status. docs/formats.md "Corrections".
 """
 from __future__ import annotations
 
-import json
+from typing import NamedTuple
+
+STATUSES = ("forgotten", "superseded")
+
+
+class Correction(NamedTuple):
+    id: str  # tombstone id, "<id>><target>" for a supersedes, "<fact id>!<status>"
+    kind: str  # forgotten / superseded
+    target: str  # the record it corrects
+    by_id: str | None  # the record replacing it
+    reason: str | None
+    timestamp: str | None
+    source_file: str
 
 
 def rows_of(rel: str, record: dict) -> list:
-    """corrections rows (id, kind, target, by_id, reason, timestamp, source_file) a record
-    carries: a tombstone, a `supersedes`, or a non-active facts.jsonl status."""
+    """The corrections a record carries: a tombstone, a `supersedes`, or a non-active
+    facts.jsonl status."""
     rid = record.get("id")
+    if not isinstance(rid, str):
+        return []
     stamp = record.get("timestamp") or record.get("updated_at")
+    stamp = stamp if isinstance(stamp, str) else None
+    reason = record.get("reason") if isinstance(record.get("reason"), str) else None
     out = []
     if record.get("type") == "forget" and isinstance(record.get("target"), str):
-        out.append((rid, "forgotten", record["target"], None, record.get("reason"), stamp, rel))
+        out.append(Correction(rid, "forgotten", record["target"], None, reason, stamp, rel))
     if isinstance(record.get("supersedes"), str):
-        out.append((f"{rid}>{record['supersedes']}", "superseded", record["supersedes"], rid,
-                    None, stamp, rel))
+        out.append(Correction(f"{rid}>{record['supersedes']}", "superseded", record["supersedes"],
+                              rid, None, stamp, rel))
     status = record.get("status")
-    if rel == "facts.jsonl" and status in ("forgotten", "superseded"):
-        out.append((f"{rid}!{status}", status, rid, record.get("superseded_by"), None, stamp, rel))
+    if rel == "facts.jsonl" and status in STATUSES:
+        by = record.get("superseded_by")
+        out.append(Correction(f"{rid}!{status}", status, rid, by if isinstance(by, str) else None,
+                              None, stamp, rel))
     return out
 
 
-def store(conn, rel: str, records, *, whole: bool) -> int:
-    """Write the corrections found in records read from `rel`; on a whole re-read, first
-    drop the ones that file had."""
-    if whole:
-        conn.execute("DELETE FROM corrections WHERE source_file=?", (rel,))
-    rows = [row for r in records for row in rows_of(rel, r)]
-    if rel == "facts.jsonl":  # a newer version of a fact replaces its older status
-        ids = {r.get("id") for r in records if isinstance(r.get("id"), str)}
-        conn.executemany("DELETE FROM corrections WHERE source_file='facts.jsonl' AND target=?",
-                         [(i,) for i in ids])
+def store_rows(conn, rel: str, record: dict, rows: list) -> None:
+    """Write a record's corrections. A facts.jsonl line is a new version of its fact: the
+    status the fact had before is dropped first (and only that: "G supersedes F" stays when
+    F gets a new version)."""
+    rid = record.get("id")
+    if rel == "facts.jsonl" and isinstance(rid, str):
+        conn.execute("DELETE FROM corrections WHERE id IN (?, ?)",
+                     (f"{rid}!forgotten", f"{rid}!superseded"))
     conn.executemany("INSERT OR REPLACE INTO corrections VALUES (?,?,?,?,?,?,?)", rows)
-    return len(rows)
 
 
-_DIGESTS = "('facts.jsonl', 'sessions.jsonl', 'MEMORY.md')"
+def forget_file(conn, rel: str) -> int:
+    """Drop the corrections a file gave (it is being read again whole)."""
+    return conn.execute("DELETE FROM corrections WHERE source_file=?", (rel,)).rowcount
 
 
 def apply(conn) -> int:
-    """Recompute chunks.hidden from the corrections; returns how many chunks changed."""
+    """Recompute chunks.hidden from the corrections; returns how many chunks changed.
+    Lookups only (the evidence table), so its cost follows the number of corrections, not
+    the size of the store."""
     targets = {t for (t,) in conn.execute("SELECT DISTINCT target FROM corrections")}
     hidden = set(targets)
     if targets:
-        # the daily lines a hidden fact was made from
-        marks = ",".join("?" * len(targets))
-        for (evidence,) in conn.execute(
-                f"SELECT evidence FROM chunks WHERE id IN ({marks})", list(targets)):
-            hidden.update(json.loads(evidence or "[]"))
-        # a fact whose every source was forgotten or replaced (or a part of a hidden record).
-        # Only these files' chunks have evidence other than themselves: scanning just them
-        # keeps every sync that changes something from reading all 100k daily lines' JSON.
-        for cid, evidence in conn.execute(
-                "SELECT DISTINCT c.id, c.evidence FROM chunks c, json_each(c.evidence) e "
-                f"WHERE c.source_file IN {_DIGESTS} AND e.value IN ({marks})", list(targets)):
-            ev = json.loads(evidence or "[]")
-            if ev and all(e in hidden for e in ev):
-                hidden.add(cid)
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS target_ids(id TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM target_ids")
+        conn.executemany("INSERT OR IGNORE INTO target_ids VALUES (?)", [(t,) for t in targets])
+        # the records a hidden record was made from (the daily lines of a hidden fact)
+        hidden.update(item for (item,) in conn.execute(
+            "SELECT e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
+            "WHERE c.id IN (SELECT id FROM target_ids)"))
+        # a record whose every source is hidden (a fact; a part of a hidden record)
+        touched = [pk for (pk,) in conn.execute(
+            "SELECT DISTINCT pk FROM evidence WHERE item IN (SELECT id FROM target_ids)")]
+        for start in range(0, len(touched), 500):
+            part = touched[start:start + 500]
+            marks = ",".join("?" * len(part))
+            items: dict = {}
+            for pk, cid, item in conn.execute(
+                    f"SELECT e.pk, c.id, e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
+                    f"WHERE e.pk IN ({marks})", part):
+                items.setdefault((pk, cid), []).append(item)
+            hidden.update(cid for (_, cid), ev in items.items() if all(i in hidden for i in ev))
+        conn.execute("DELETE FROM target_ids")
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS hide_ids(id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM hide_ids")
     conn.executemany("INSERT OR IGNORE INTO hide_ids VALUES (?)", [(h,) for h in hidden])
@@ -77,7 +103,7 @@ def apply(conn) -> int:
 
 def history(conn, ids) -> dict:
     """{chunk id: (status, replaced by)} for hidden chunks, for `--history` output."""
-    out = {}
+    out: dict = {}
     ids = list(ids)
     if not ids:
         return out

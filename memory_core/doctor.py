@@ -22,30 +22,52 @@ def checks(mem, project: Path | None):
 
 
 def _files(mem):
+    from .files import private_problems
+
     root = mem.root
-    mode = os.stat(root).st_mode & 0o777
-    if os.name == "posix" and mode & 0o077:
-        yield False, "memory folder permissions", f"{root} is {oct(mode)}; run: chmod 700 '{root}'"
-    else:
-        yield True, "memory folder", str(root)
+    if not root.is_dir():
+        yield None, "memory folder", f"{root} does not exist yet (it is made on the first save)"
+        return
+    problems = private_problems(str(root))
+    links = [p for p in problems if "symbolic link" in p]
+    modes = [p for p in problems if p not in links]
+    if links:
+        yield False, "symbolic links in the memory folder", (
+            "; ".join(links) + ": cursor-memory neither reads nor writes through them; replace "
+            "each with the file itself")
+    if modes:
+        yield False, "permissions", "; ".join(modes)
+    if not problems:
+        yield True, "memory folder", f"{root} (private: folders 0700, files 0600)"
+    quarantine = root / "quarantine"
+    if quarantine.is_dir():
+        for path in sorted(quarantine.iterdir()):
+            lines = sum(1 for _ in open(path, "rb")) if path.is_file() else 0
+            yield False, "quarantined lines", (
+                f"{path.relative_to(root)}: {lines} lines retention could not read were kept "
+                "here instead of being deleted with their day; fix or delete them")
 
 
-def _expected(root: Path) -> dict:
-    """{source file: number of chunks its records should give}, by the same rules sync uses."""
-    from .sync import source_files, to_chunk
+def expected_ids(root: Path) -> dict:
+    """{source file: the ids its records should give} (record rows, not their parts), by the
+    same rules sync uses."""
+    from .chunking import split_markdown
+    from .sync import MAX_CORE_BYTES, source_files, to_chunk
 
     out = {}
     for rel in source_files(root):
         if rel == "MEMORY.md":
+            raw = (root / rel).read_bytes()[:MAX_CORE_BYTES].decode("utf-8", errors="replace")
+            out[rel] = {c.id for c in split_markdown(raw, rel)}
             continue
         ids = set()
-        for _, rec in jsonl.read(root / rel).records:
+        for rec in jsonl.read(root / rel).records:
             try:
                 if to_chunk(rel, rec) is not None:
                     ids.add(rec["id"])
-            except ValueError:
+            except Exception:  # noqa: BLE001 - a skipped line gives no row
                 pass
-        out[rel] = len(ids)
+        out[rel] = ids
     return out
 
 
@@ -54,26 +76,38 @@ def _index(mem):
     from .sync import PART
 
     report = mem.sync(embed=False)
-    expected = _expected(mem.root)
+    if mem.index.read_only:
+        yield None, "index", "the memory folder is read-only: the index is used as it is"
+    expected = expected_ids(mem.root)
 
-    def counts(conn):
-        got = dict(conn.execute("SELECT source_file, count(*) FROM chunks WHERE source_file "
-                                f"!= 'MEMORY.md' AND instr(id, '{PART}') = 0 GROUP BY source_file"))
+    def read(conn):
+        got: dict = {}
+        for rel, cid in conn.execute(f"SELECT source_file, id FROM chunks WHERE instr(id, '{PART}') = 0"):
+            got.setdefault(rel, set()).add(cid)
         skipped = conn.execute("SELECT file_path, line, reason FROM skipped "
                                "ORDER BY file_path, line").fetchall()
         integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         return got, skipped, integrity, meta
 
-    got, skipped, integrity, meta = mem._run(counts)
-    wrong = {f: (expected.get(f, 0), got.get(f, 0)) for f in set(expected) | set(got)
-             if expected.get(f, 0) != got.get(f, 0)}
-    total = sum(expected.values())
+    got, skipped, integrity, meta = mem.index.run(read)
+    wrong = []
+    for rel in sorted(set(expected) | set(got)):
+        missing = expected.get(rel, set()) - got.get(rel, set())
+        phantom = got.get(rel, set()) - expected.get(rel, set())
+        if missing or phantom:
+            wrong.append(f"{rel}: " + ", ".join(
+                x for x in (f"{len(missing)} not in the index ({', '.join(sorted(missing)[:3])})" if missing else "",
+                            f"{len(phantom)} in the index but not in the file "
+                            f"({', '.join(sorted(phantom)[:3])})" if phantom else "") if x))
+    total = sum(len(v) for v in expected.values())
     if wrong:
-        detail = "; ".join(f"{f}: {e} records, {g} in the index" for f, (e, g) in sorted(wrong.items()))
-        yield False, "index vs files", detail + " (an id used in two files, or run `cursor-memory rebuild`)"
+        yield False, "index vs files", "; ".join(wrong) + (
+            " (an id used in two files, or run `cursor-memory rebuild`)")
+    elif not report.complete:
+        yield None, "index vs files", f"still syncing ({report.pending_files} files to go)"
     else:
-        yield True, "index vs files", f"{total} records in {len(expected)} files, all in the index"
+        yield True, "index vs files", f"{total} records in {len(expected)} files, the same ids in the index"
     yield (integrity == "ok"), "index integrity", integrity if integrity != "ok" else "PRAGMA quick_check ok"
     if skipped:
         lines = [f"{f}:{n}: {why}" for f, n, why in skipped]
@@ -104,18 +138,11 @@ def _model(mem):
                                          "until `cursor-memory model download`")
         return
     yield True, "embedding model", f"{name} loads offline"
-
-    def state(conn):
-        model = vectors.model_of(conn)
-        pending = conn.execute("SELECT count(*) FROM chunks WHERE vec_hash IS NOT hash "
-                               "AND type != 'transcript'").fetchone()[0]
-        return model, pending
-
-    model, pending = mem._run(state)
+    model, pending = mem.index.run(lambda conn: (vectors.model_of(conn), vectors.count_pending(conn)))
     if model and model != embedder.identity:
-        yield False, "index model", f"index vectors are from {model}; run `cursor-memory sync` to re-embed"
+        yield False, "index model", f"index vectors are from {model}; run `cursor-memory embed` to re-embed"
     elif pending:
-        yield None, "vectors", f"{pending} chunks wait for vectors (`cursor-memory sync` makes them)"
+        yield None, "vectors", f"{pending} chunks wait for vectors (`cursor-memory embed` makes them)"
     else:
         yield True, "vectors", "every chunk has a current vector"
 
@@ -134,57 +161,51 @@ def _locks_and_temps(mem):
                 f"held by pid {pid} for {age:.0f} s" + ("" if ok else
                                                          f"; if that process is stuck: kill {pid}"))
     for tmp in sorted(list(mem.root.glob("*.tmp")) + list(mem.root.glob("index.sqlite.rebuild-*"))):
-        age = time.time() - tmp.stat().st_mtime
+        age = time.time() - tmp.lstat().st_mtime
         if age > 600:
             problems = True
             yield False, "leftover temp file", f"{tmp.name} ({age / 60:.0f} min old): safe to delete"
+    for moved in sorted(mem.root.glob("index.sqlite*.moved-*")):
+        problems = True
+        yield False, "moved aside", f"{moved.name} stood where the index belongs and was moved; delete it when done"
     if not problems:
         yield True, "locks and temp files", "nothing stale (locks are released when their holder dies)"
 
 
 def _hooks(project: Path):
-    from .install import HOOKS, _ours
+    from .install import check_hook_files, hook_command_of
 
-    path = project / ".cursor" / "hooks.json"
-    if not path.exists():
-        yield False, "hooks", f"no {path}: run `cursor-memory install --project '{project}'`"
+    yield from check_hook_files(project)
+    command = hook_command_of(project, "sessionStart")
+    if command is None:
         return
-    try:
-        config = json.loads(path.read_text(encoding="utf-8-sig"))
-    except ValueError as e:
-        yield False, "hooks", f"{path} is not valid JSON ({e})"
-        return
-    commands = {event: [e.get("command", "") for e in config.get("hooks", {}).get(event, [])
-                        if _ours(str(e.get("command", ""))) or "scripts/" in str(e.get("command", ""))]
-                for event, *_ in HOOKS}
-    missing = [event for event, cmds in commands.items() if not cmds]
-    if missing:
-        yield False, "hooks", f"not installed for {', '.join(missing)}: run `cursor-memory install`"
-        return
-    command = commands["sessionStart"][0]
     import tempfile
     with tempfile.TemporaryDirectory() as scratch:  # probe without touching the real memory
         env = dict(os.environ, CURSOR_MEMORY_DIR=scratch)
-        probe = subprocess.run(command, shell=True, cwd=project, input="{}", capture_output=True,
-                               text=True, timeout=60, env=env)
+        try:
+            probe = subprocess.run(command, shell=True, cwd=project, input="{}",
+                                   capture_output=True, text=True, timeout=60, env=env)
+            stdout, stderr = probe.stdout, probe.stderr
+        except (OSError, subprocess.SubprocessError) as e:
+            stdout, stderr = "", str(e)
     try:
-        answered = "additional_context" in json.loads(probe.stdout or "{}")
+        answered = "additional_context" in json.loads(stdout or "{}")
     except ValueError:
         answered = False
     if not answered:  # a hook that cannot import memory_core still prints {}, by design
-        yield False, "hooks", (f"`{command}` does not work ({probe.stderr.strip()[:200] or 'no context'}): "
+        yield False, "hooks", (f"`{command}` does not work ({stderr.strip()[:200] or 'no context'}): "
                                "the interpreter in hooks.json cannot run cursor-memory; "
                                "run `cursor-memory install` again with the right Python")
     else:
-        yield True, "hooks", f"installed in {path} and working ({command.split()[0]})"
+        yield True, "hooks", f"installed and working ({command.split()[0]})"
 
 
 def run(mem, project: Path | None) -> int:
     """Print the checks; 1 when something needs the user, else 0."""
+    from .sanitize import for_terminal
     worst = 0
     for ok, what, detail in checks(mem, project):
-        mark = {True: "ok  ", False: "FAIL", None: "note"}[ok]
-        print(f"{mark}  {what}: {detail}")
+        print(for_terminal(f"{ {True: 'ok  ', False: 'FAIL', None: 'note'}[ok]}  {what}: {detail}"))
         if ok is False:
             worst = 1
     return worst

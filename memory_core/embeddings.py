@@ -1,68 +1,103 @@
 """The embedding model: fastembed, loaded only from disk (hooks and CLIs never touch the
 network), imported only when vectors are actually needed (fastembed costs ~0.5 s to import).
+
+The model runs each call on one thread, and a set of batches as that many calls in parallel
+(onnxruntime releases the GIL): onnxruntime's own thread pool spins its threads after every
+call, and on 2 cores they held the core the keyword search beside a query's embedding needed
+(docs/benchmarks.md "Hybrid search: thread pools"). Documents are sorted by length and cut
+into batches of similar length (a batch is padded to its longest text: one long section made
+every short text in its batch cost as much), and a small set is split so every core works.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from .config import MemoryError, model_cache_dir, model_settings
+from .config import model_cache_dir, model_settings
+from .errors import UserError
 
-
-# The model runs each call on one thread, and a batch of documents as several calls in
-# parallel (onnxruntime releases the GIL). onnxruntime's own thread pool spins its threads
-# after every call: on 2 cores they held the core the keyword search beside the query's
-# embedding needed (with numpy's BLAS pool, a warm 100k search took 75 ms, now 26), while
-# parallel single-threaded calls embed documents as fast as the pool (97-106% of it).
-# docs/benchmarks.md "Hybrid search: thread pools".
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                      else os.cpu_count() or 1))
-BATCH = 64
+MAX_BATCH = 32  # texts
+BATCH_TOKENS = 2048  # texts x the longest one's tokens: a batch's padded size
+
+
+def plan_batches(texts: list, workers: int = WORKERS) -> list:
+    """Index batches ([[i, ...]]) for these texts: sorted by estimated length, each batch at
+    most MAX_BATCH texts and BATCH_TOKENS padded tokens, and never fewer batches than
+    `workers` while there are texts to share (every core works on a small set)."""
+    from .text import count_tokens
+
+    if not texts:
+        return []
+    size = {i: max(1, count_tokens(t)) for i, t in enumerate(texts)}
+    order = sorted(size, key=size.get)
+    cap = max(1, min(MAX_BATCH, -(-len(order) // max(1, workers))))
+    batches, current, longest = [], [], 0
+    for i in order:
+        if current and (len(current) >= cap or max(longest, size[i]) * (len(current) + 1) > BATCH_TOKENS):
+            batches.append(current)
+            current, longest = [], 0
+        current.append(i)
+        longest = max(longest, size[i])
+    if current:
+        batches.append(current)
+    return batches
 
 
 class Embedder:
     """A loaded model: `embed(texts)` for documents, `embed_query(text)` for a query.
     Both return L2-normalised float32 numpy arrays."""
 
-    def __init__(self, name: str, model, identity: str):
+    def __init__(self, name: str, model, identity: str, workers: int = WORKERS):
         self.name = name
         self.model = model
         self.identity = identity  # what the index records; a change means new vectors
         self.dims: int | None = None
+        self.workers = workers
         self._pool = None
 
-    def embed(self, texts: list[str]):
-        """Vectors for documents, in order; batches of BATCH run WORKERS at a time."""
-        import numpy as np
-
+    def embed(self, texts: list):
+        """Vectors for documents, in order."""
+        np = _np()
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
-        batches = [texts[i:i + BATCH] for i in range(0, len(texts), BATCH)]
-        if len(batches) > 1 and WORKERS > 1:
+        batches = plan_batches(texts, self.workers)
+        out = np.empty((len(texts), 0), dtype=np.float32)
+        for batch, vecs in zip(batches, self.embed_batches([[texts[i] for i in b] for b in batches])):
+            if out.shape[1] == 0:
+                out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[batch] = vecs
+        return out
+
+    def embed_batches(self, batches: list) -> list:
+        """[matrix per batch], the batches run `workers` at a time in parallel."""
+        if len(batches) > 1 and self.workers > 1:
             if self._pool is None:
                 from concurrent.futures import ThreadPoolExecutor
-                self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="cm-embed")
-            parts = list(self._pool.map(self._embed_batch, batches))
-        else:
-            parts = [self._embed_batch(b) for b in batches]
-        return _normalise(np.concatenate(parts), self)
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="cm-embed")
+            return list(self._pool.map(self._embed_batch, batches))
+        return [self._embed_batch(b) for b in batches]
 
-    def _embed_batch(self, texts: list[str]):
-        import numpy as np
-
-        return np.asarray(list(self.model.passage_embed(texts, batch_size=len(texts))),
-                          dtype=np.float32)
+    def _embed_batch(self, texts: list):
+        np = _np()
+        m = np.asarray(list(self.model.passage_embed(texts, batch_size=len(texts))),
+                       dtype=np.float32)
+        return _normalise(m, self)
 
     def embed_query(self, text: str):
-        import numpy as np
-
+        np = _np()
         out = np.asarray(list(self.model.query_embed(text)), dtype=np.float32)
         return _normalise(out, self)[0]
 
 
-def _normalise(m, embedder):
+def _np():
     import numpy as np
+    return np
 
+
+def _normalise(m, embedder):
+    np = _np()
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     embedder.dims = m.shape[1]
@@ -75,21 +110,16 @@ def describe(root) -> str:
     return f"{name} from {path}" if path else name
 
 
-def model_identity(root) -> str:
-    name, path = model_settings(Path(root))
-    return name
-
-
 def load(root, *, quiet: bool = False) -> Embedder | None:
-    """The configured model from local files, or None (with one note on stderr) when it is
-    not there: search then answers with keywords only."""
+    """The configured model from local files, or None (with one notice) when it is not
+    there: search then answers with keywords only."""
     name, path = model_settings(Path(root))
     try:
         return _load(name, path)
-    except MemoryError as e:
+    except UserError as e:
         if not quiet:
-            import sys
-            print(f"cursor-memory: {e}", file=sys.stderr)
+            from .log import note
+            note(str(e))
         return None
 
 
@@ -102,14 +132,13 @@ def _load(name: str, path: str | None) -> Embedder:
         return _LOADED[key]
     if path and not os.path.isfile(os.path.join(path, "model.onnx")) and not any(
             Path(path).glob("**/*.onnx")):
-        raise MemoryError(f"no model.onnx in CURSOR_MEMORY_MODEL_PATH {path}; "
-                          "keyword search only")
+        raise UserError(f"no model.onnx in the model folder {path}; keyword search only")
     try:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from fastembed import TextEmbedding
         _quiet_fastembed()
     except ImportError:
-        raise MemoryError("fastembed is not installed; keyword search only") from None
+        raise UserError("fastembed is not installed; keyword search only") from None
     kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True, "threads": 1}
     if path:
         kwargs["specific_model_path"] = path
@@ -117,12 +146,12 @@ def _load(name: str, path: str | None) -> Embedder:
         model = TextEmbedding(name, **kwargs)
     except ValueError as e:
         if "not supported" in str(e):
-            raise MemoryError(f"fastembed does not know the model {name!r}") from None
-        raise MemoryError(f"embedding model {name} is not available offline "
-                          "(run `cursor-memory model download`); keyword search only") from None
+            raise UserError(f"fastembed does not know the model {name!r}") from None
+        raise UserError(f"embedding model {name} is not available offline "
+                        "(run `cursor-memory model download`); keyword search only") from None
     except Exception:  # noqa: BLE001 - a missing or broken download, whatever fastembed raises
-        raise MemoryError(f"embedding model {name} is not downloaded "
-                          "(run `cursor-memory model download`); keyword search only") from None
+        raise UserError(f"embedding model {name} is not downloaded "
+                        "(run `cursor-memory model download`); keyword search only") from None
     embedder = Embedder(name, model, name)
     _LOADED[key] = embedder
     return embedder
@@ -143,7 +172,7 @@ def download(root) -> str:
     bars). The only place that goes to the network."""
     name, path = model_settings(Path(root))
     if path:
-        raise MemoryError(f"the model is configured as a local folder ({path}); nothing to download")
+        raise UserError(f"the model is configured as a local folder ({path}); nothing to download")
     os.environ.pop("HF_HUB_OFFLINE", None)
     from fastembed import TextEmbedding
     try:

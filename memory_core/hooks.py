@@ -1,15 +1,16 @@
-"""The four lifecycle hooks, on the protocol Cursor and Claude Code really implement
-(../shared/docs/cursor-hooks.md), not the one the seeds assumed:
+"""The lifecycle hooks, on the protocol Cursor and Claude Code really implement
+(docs/hosts.md):
 
 - preCompact's output reaches only the user, so it cannot ask the agent to save anything:
   it archives the transcript itself and marks the conversation "flush pending";
 - stop's follow-up message is how the agent is asked to save (a summary and its facts);
-- sessionStart's additional_context can be dropped by a race in the IDE, so the same text
-  also goes into an alwaysApply rules file.
+- sessionStart's context can be dropped by a race in the IDE, so the same text also goes
+  into an alwaysApply rules file.
 
 A memory hook never breaks the user's session: on any error it logs to hooks.log in the
-memory folder, prints {} and exits 0. Events can arrive twice (Cursor also runs
-.claude/settings.json hooks), so every handler is idempotent.
+memory folder (the user cache's when that folder cannot take it), prints {} and exits 0.
+Events can arrive twice (Cursor also runs .claude/settings.json hooks), so every handler is
+idempotent.
 """
 from __future__ import annotations
 
@@ -17,15 +18,17 @@ import json
 import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
-from .config import DATA_SUBDIR
+from . import log
 
-LOG_FILE = "hooks.log"
-LOG_MAX_BYTES = 1_000_000
-CONTEXT_CACHE = "context.cache.json"
-SESSION_END_SECONDS = 40  # embedding work per sessionEnd; the rest waits for the next one
+# sessionStart has 10 s: at most this long on a first sync of a big store (it goes on next
+# time), the context then comes from the files.
+SESSION_START_SYNC_SECONDS = 4.0
+# sessionEnd has 60 s: everything it does is done by then; what is left (vectors of a large
+# burst, their consolidation) waits for the next sessionEnd, search, or `cursor-memory embed`.
+SESSION_END_SECONDS = 45.0
+SESSION_END_EMBED_SHARE = 0.75  # of that time for vectors; the rest consolidates and prunes
 
 
 # --- protocol ----------------------------------------------------------------------------
@@ -43,21 +46,30 @@ def read_payload(stream) -> tuple[dict, str | None]:
         return {}, "empty stdin"
     try:
         data = json.loads(text)
-    except ValueError as e:
-        return {}, f"stdin is not JSON ({e})"
+    except (ValueError, RecursionError) as e:
+        return {}, f"stdin is not JSON ({str(e)[:100]})"
     if not isinstance(data, dict):
         return {}, "stdin is not a JSON object"
     return data, None
 
 
-def host_of(payload: dict) -> str:
-    """'claude' for Claude Code's PascalCase events, else 'cursor'."""
+def host_of(payload: dict, environ=os.environ) -> str:
+    """'cursor' or 'claude'. Cursor sets CURSOR_VERSION for every hook it runs, including
+    the .claude/settings.json hooks it also runs; so the environment decides first, then the
+    event name's casing (Claude Code's are PascalCase)."""
+    if environ.get("CURSOR_VERSION"):
+        return "cursor"
     name = payload.get("hook_event_name")
-    return "claude" if isinstance(name, str) and name[:1].isupper() else "cursor"
+    if isinstance(name, str) and name[:1].isupper():
+        return "claude"
+    if environ.get("CLAUDECODE") or environ.get("CLAUDE_CODE_ENTRYPOINT"):
+        return "claude"
+    return "cursor"
 
 
 def project_of(payload: dict) -> Path:
-    """CURSOR_PROJECT_DIR, else workspace_roots[0] (Cursor sends no cwd), else cwd."""
+    """CURSOR_PROJECT_DIR, else workspace_roots[0] (Cursor sends no cwd), else cwd, else
+    CLAUDE_PROJECT_DIR, else the process's cwd. Not yet checked (see config.check_project)."""
     env = os.environ.get("CURSOR_PROJECT_DIR")
     if env:
         return Path(env)
@@ -74,69 +86,63 @@ def project_of(payload: dict) -> Path:
     return Path(env) if env else Path.cwd()
 
 
-def memory_dir_of(project: Path) -> Path:
-    env = os.environ.get("CURSOR_MEMORY_DIR")
-    return Path(env).expanduser() if env else Path(project) / DATA_SUBDIR
-
-
 def conversation_of(payload: dict) -> str:
     for key in ("conversation_id", "session_id"):
         value = payload.get(key)
         if isinstance(value, str) and value.strip():
-            return value.strip()[:200]
+            from .sanitize import clean
+            return clean(value.strip()[:200], one_line=True) or "unknown"
     return "unknown"
 
 
-def log(root: Path | None, message: str) -> None:
-    """One line in hooks.log (the memory folder's, else the user cache's). Never raises."""
-    try:
-        folder = Path(root) if root and Path(root).is_dir() else (
-            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cursor-memory")
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / LOG_FILE
-        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, folder / (LOG_FILE + ".1"))
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as f:
-            f.write(f"{stamp} {message}\n")
-    except Exception:  # noqa: BLE001 - logging must not be what breaks a hook
-        pass
-
-
-def run(event: str, stdin=None, stdout=None) -> int:
-    """Entry point of every hook script: handle one event, print one JSON object, exit 0."""
-    import io
+def run(event: str, stdin=None, stdout=None, *, detach: bool = False) -> int:
+    """Entry point of every hook: handle one event, print its answer, exit 0. `detach`:
+    sessionEnd leaves its cleanup to a worker process and returns at once."""
+    from .config import memory_dir_for
+    from .errors import UserError
 
     stdin = stdin if stdin is not None else getattr(sys.stdin, "buffer", sys.stdin)
     stdout = stdout or sys.stdout
-    root = None
-    out: dict = {}
     started = time.perf_counter()
-    notes, real_stderr = io.StringIO(), sys.stderr
-    sys.stderr = notes  # notices go to hooks.log, not to the IDE's hook output
+    where: dict = {"root": None}
+    log.route_to_file(lambda: where["root"], event)
+    out: dict | str = {}
     try:
         payload, problem = read_payload(stdin)
-        project = project_of(payload)
-        root = memory_dir_of(project)
         if problem:
-            log(root, f"{event}: {problem}; continuing with defaults")
+            log.note(f"{problem}; continuing with defaults")
+        project = project_of(payload)
+        try:
+            root = memory_dir_for(project)
+        except UserError as e:
+            log.note(f"no memory here: {e}")
+            return _answer(stdout, {})
+        where["root"] = root
         from .memory import Memory
-        mem = Memory(root)
-        out = HANDLERS[event](mem, payload, host_of(payload), project) or {}
-        log(root, f"{event}: ok in {time.perf_counter() - started:.3f}s")
-    except BaseException as e:  # noqa: BLE001 - a hook never breaks the session
-        if isinstance(e, KeyboardInterrupt):
+        handler = HANDLERS[event]
+        extra = {"detach": True} if detach and handler is session_end else {}
+        out = handler(Memory(root, project=project), payload, host_of(payload), Path(project),
+                      **extra)
+        if out is None:
             out = {}
-        log(root, f"{event}: error {type(e).__name__}: {e} | "
-                  + " / ".join(traceback.format_exc().strip().splitlines()[-4:]))
+        log.note(f"ok in {time.perf_counter() - started:.3f}s")
+    except BaseException as e:  # noqa: BLE001 - a hook never breaks the session
+        import traceback
+        log.note(f"error {type(e).__name__}: {e} | "
+                 + " / ".join(traceback.format_exc().strip().splitlines()[-4:]))
         out = {}
-    finally:
-        sys.stderr = real_stderr
-        for line in notes.getvalue().splitlines():
-            log(root, f"{event}: {line}")
+    return _answer(stdout, out)
+
+
+def _answer(stdout, out) -> int:
+    """Print the answer: a JSON object, or plain text (Claude Code's PreCompact takes
+    plain text), or nothing for ""."""
     try:
-        stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        if isinstance(out, str):
+            if out:
+                stdout.write(out + "\n")
+        else:
+            stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         stdout.flush()
     except Exception:  # noqa: BLE001
         pass
@@ -146,19 +152,24 @@ def run(event: str, stdin=None, stdout=None) -> int:
 # --- what each event does ----------------------------------------------------------------
 
 def session_start(mem, payload: dict, host: str, project: Path) -> dict:
-    """Text-only sync, a session_start line, and the context (never the model)."""
+    """A bounded text-only sync, a session_start line, and the context (never the model)."""
     from . import state
-
-    mem.sync(embed=False)
-    conv = conversation_of(payload)
-    with state.conversation(mem.root, conv) as st:
-        first = not state.seen_before(st, f"start:{payload.get('generation_id') or payload.get('source') or ''}")
-    if first:
-        mem.log_event("session_start", session_id=conv, workspace=str(project),
-                      source=payload.get("source") if host == "claude" else None)
-    text = context_text(mem)
     from .context import write_rules_file
-    write_rules_file(project, text)
+
+    conv = conversation_of(payload)
+    deadline = time.monotonic() + SESSION_START_SYNC_SECONDS
+    text = mem.context(search_command=script_command("search_memory.py"), deadline=deadline)
+    if not mem.index.read_only:
+        with state.conversation(mem.root, conv) as st:
+            first = not state.seen_before(
+                st, f"start:{payload.get('generation_id') or payload.get('source') or ''}")
+        if first:
+            mem.log_event("session_start", session_id=conv, workspace=str(project),
+                          source=payload.get("source") if host == "claude" and isinstance(
+                              payload.get("source"), str) else None)
+        write_rules_file(project, text)
+    else:
+        log.note("the memory folder is read-only: context from what is there, nothing written")
     if host == "claude":
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     return {"additional_context": text}
@@ -183,13 +194,15 @@ def pre_compact(mem, payload: dict, host: str, project: Path) -> dict:
             records = [_transcript_record(conv, role, text, key) for role, text in turns]
             if records:
                 from . import jsonl
+                from .files import make_private_dir
+                make_private_dir(mem.daily_path().parent)
                 jsonl.append(mem.daily_path(), records)
             archived = len(records)
         st["flush_epoch"] = int(st.get("flush_epoch", 0)) + 1
         st["flush_pending"] = True
         st["flush_at"] = time.time()
     if note:
-        log(mem.root, f"preCompact: {note}")
+        log.note(note)
     if host == "claude" or not archived:
         return {}
     return {"user_message": f"cursor-memory: checkpointed {archived} turns before compaction."}
@@ -197,8 +210,7 @@ def pre_compact(mem, payload: dict, host: str, project: Path) -> dict:
 
 def _transcript_record(conv: str, role: str, text: str, path: str) -> dict:
     from . import records
-    from .redact import redact
-    return records.event("transcript", session_id=conv, role=role, content=redact(text),
+    return records.event("transcript", session_id=conv, role=role, content=text,
                          source={"transcript": os.path.basename(path)})
 
 
@@ -232,22 +244,15 @@ def prompt_session_save(mem, payload: dict, host: str, project: Path) -> dict:
 
 
 def _summary_saved(root: Path, conv: str) -> bool:
-    path = Path(root) / "sessions.jsonl"
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return False
-    needle = json.dumps(conv, ensure_ascii=False).encode("utf-8")
-    with open(path, "rb") as f:
-        f.seek(max(0, size - 1_000_000))
-        return any(b'"session_id":' + needle in line for line in f)
+    from . import jsonl
+    return any(r.get("session_id") == conv for r in jsonl.tail(Path(root) / "sessions.jsonl",
+                                                              1_000_000))
 
 
-def session_end(mem, payload: dict, host: str, project: Path) -> dict:
-    """A session_end line; then, one at a time per memory folder: full sync with
-    embeddings, consolidation into facts.jsonl, retention, and the next context."""
-    from . import consolidate, state
-    from .locks import LockFile
+def session_end(mem, payload: dict, host: str, project: Path, *, detach: bool = False) -> dict:
+    """A session_end line, then the cleanup: in this process, or with `detach` in a worker
+    that outlives the hook (Claude Code gives a plugin's SessionEnd hooks 1.5 s)."""
+    from . import state
 
     conv = conversation_of(payload)
     with state.conversation(mem.root, conv) as st:
@@ -256,30 +261,73 @@ def session_end(mem, payload: dict, host: str, project: Path) -> dict:
         duration = payload.get("duration_ms")
         mem.log_event("session_end", session_id=conv,
                       reason=payload.get("reason") if isinstance(payload.get("reason"), str) else None,
-                      duration_ms=duration if isinstance(duration, (int, float)) else None)
+                      duration_ms=duration if isinstance(duration, (int, float))
+                      and not isinstance(duration, bool) else None)
+    if detach:
+        _spawn_cleanup(mem.root, project)
+    else:
+        cleanup(mem, project)
+    return {}
+
+
+def cleanup(mem, project: Path) -> None:
+    """One at a time per memory folder, within SESSION_END_SECONDS: sync, vectors,
+    consolidation into facts.jsonl, retention, and the rules file. Anything cut short is
+    picked up next time; nothing is done twice."""
+    from .context import write_rules_file
+    from .locks import LockFile, remove_stale_temps
+
+    started = time.monotonic()
+    end = started + SESSION_END_SECONDS
     lock = LockFile(mem.root / "cleanup.lock")
-    if not lock.acquire(timeout=SESSION_END_SECONDS):
-        log(mem.root, "sessionEnd: another cleanup held the lock too long; skipped")
-        return {}
+    if not lock.acquire(timeout=10):
+        log.note("another cleanup holds the lock; it will do the work")
+        return
     try:
-        from .locks import remove_stale_temps
         remove_stale_temps(mem.root)
-        deadline = time.monotonic() + SESSION_END_SECONDS
-        mem.sync(embed=True, deadline=deadline)
-        report = consolidate.consolidate(mem, mem.embedder(quiet=True))
-        if report.new or report.merged:
-            mem.sync(embed=True, deadline=deadline)
-        report.pruned, report.kept = consolidate.prune(mem)
-        if report.pruned:
-            mem.sync(embed=False)
-        log(mem.root, f"sessionEnd: {report.new} new facts, {report.merged} merged, "
-                      f"pruned {report.pruned or 'nothing'}, kept {report.kept or 'nothing'}")
-        text = context_text(mem, fresh=True)
-        from .context import write_rules_file
-        write_rules_file(project, text)
+        report = mem.sync(embed=True, deadline=started + SESSION_END_SECONDS * SESSION_END_EMBED_SHARE)
+        if report.complete:
+            done = mem.consolidate(deadline=end - 3)
+            pruned = mem.prune() if time.monotonic() < end - 2 else None
+            mem.embed(budget=0.0)  # the new facts' vectors are copies of their lines'
+            log.note(f"{done.new} new facts, {done.merged} merged, {done.deferred} waiting, "
+                     f"{done.statuses} status changes; pruned {pruned.pruned if pruned else 'later'}"
+                     + (f", quarantined {pruned.quarantined}" if pruned and pruned.quarantined else "")
+                     + (f"; {report.pending_vectors} vectors left for later"
+                        if report.pending_vectors else ""))
+        else:
+            log.note(f"sync stopped at the deadline ({report.pending_files} files to go)")
+        if time.monotonic() < end:
+            write_rules_file(project, mem.context(search_command=script_command("search_memory.py"),
+                                                  deadline=end))
     finally:
         lock.release()
-    return {}
+
+
+def _spawn_cleanup(root: Path, project: Path) -> None:
+    """Run `cleanup` in a detached process (its own session, no terminal, output to
+    /dev/null), importing this same copy of memory_core."""
+    import subprocess
+
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from memory_core.hooks import "
+            "cleanup_worker; cleanup_worker(sys.argv[2], sys.argv[3])")
+    kwargs = {"start_new_session": True} if os.name == "posix" else {
+        "creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
+        | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+    subprocess.Popen([sys.executable, "-c", code, package_parent, str(root), str(project)],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, close_fds=True, **kwargs)
+
+
+def cleanup_worker(root: str, project: str) -> None:
+    """The detached cleanup's entry point: logs like a hook, never raises."""
+    from .memory import Memory
+    log.route_to_file(lambda: root, "sessionEnd cleanup")
+    try:
+        cleanup(Memory(root, project=project), Path(project))
+    except BaseException as e:  # noqa: BLE001 - nobody is listening: log it
+        log.note(f"error {type(e).__name__}: {e}")
 
 
 HANDLERS = {
@@ -291,52 +339,6 @@ HANDLERS = {
 
 
 # --- helpers -----------------------------------------------------------------------------
-
-def context_text(mem, *, fresh: bool = False) -> str:
-    """The sessionStart context: the one sessionEnd precomputed when nothing it was made
-    from has changed since (same day, same files), else built now."""
-    from .context import build
-
-    cache = mem.root / CONTEXT_CACHE
-    signature = _signature(mem.root)
-    if not fresh:
-        try:
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            if data.get("signature") == signature and isinstance(data.get("text"), str):
-                return data["text"]
-        except (OSError, ValueError):
-            pass
-    text = build(mem, search_command=script_command("search_memory.py"))
-    try:
-        tmp = cache.with_name(f"{CONTEXT_CACHE}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"signature": signature, "text": text}, f, ensure_ascii=False)
-        os.replace(tmp, cache)
-    except OSError:
-        pass
-    return text
-
-
-def _signature(root: Path) -> list:
-    """What the context is made from: the day, config.json, MEMORY.md, facts.jsonl,
-    sessions.jsonl and the last week's daily files (sizes and mtimes)."""
-    from datetime import timedelta
-
-    from .config import today
-
-    day = today()
-    names = ["config.json", "MEMORY.md", "facts.jsonl", "sessions.jsonl"] + [
-        f"daily/{day - timedelta(days=k)}.jsonl" for k in range(8)]
-    sig: list = [day.isoformat()]
-    for rel in names:
-        try:
-            st = os.stat(os.path.join(root, rel))
-            sig.append([rel, st.st_size, st.st_mtime_ns])
-        except FileNotFoundError:
-            pass
-    return sig
-
 
 def script_command(name: str) -> str:
     """How the agent runs one of our scripts: this interpreter and the scripts folder the

@@ -1,53 +1,53 @@
 """`cursor-memory install` / `uninstall`: wire a project up in one command, and unwire it
-exactly.
+exactly (docs/hosts.md "Install").
 
-Writes (merging with what the user has): .cursor/hooks.json, the skill folder
-.cursor/skills/cursor-memory/ (SKILL.md and the scripts), .gitignore and .gitattributes
-entries, and with --claude the same hooks in .claude/settings.json. What was added is
+Writes, merging with what the user has: .cursor/hooks.json (and with --claude the same hooks
+in .claude/settings.json), the skill (one copy: .claude/skills/cursor-memory with --claude,
+which Cursor reads too, else .cursor/skills/cursor-memory), .gitignore and .gitattributes
+entries, and with the [mcp] extra .cursor/mcp.json (and .mcp.json). Every hook is one entry
+point, `<python> -m memory_core hook <event>`, so no code is generated. What was added is
 recorded in the skill folder's install.json, which is what uninstall undoes.
 """
 from __future__ import annotations
 
 import json
-import os
+import re
 import sys
 from pathlib import Path
 
-from .config import DATA_SUBDIR, MemoryError
+from .config import DATA_SUBDIR
+from .errors import UserError
 
 SKILL = "cursor-memory"
-SKILL_DIR = Path(".cursor") / "skills" / SKILL
+SKILL_DIRS = {"cursor": Path(".cursor") / "skills" / SKILL, "claude": Path(".claude") / "skills" / SKILL}
 MANIFEST = "install.json"
 
-# The hook template. The repository's top-level hooks.json is this, with the commands as a
-# checkout runs them; tests keep the two identical.
+# (Cursor event, Claude Code event, timeout seconds, extra Cursor keys)
 HOOKS = [
-    # (Cursor event, Claude Code event, script, timeout seconds, extra keys)
-    ("sessionStart", "SessionStart", "load_memory.py", 10, {}),
-    ("preCompact", "PreCompact", "flush_memory.py", 30, {}),
-    ("stop", "Stop", "prompt_session_save.py", 10, {"loop_limit": 1}),
-    ("sessionEnd", "SessionEnd", "sync_and_cleanup.py", 60, {}),
+    ("sessionStart", "SessionStart", 10, {}),
+    ("beforeSubmitPrompt", "UserPromptSubmit", 5, {}),
+    ("preCompact", "PreCompact", 30, {}),
+    ("stop", "Stop", 10, {"loop_limit": 1}),
+    ("sessionEnd", "SessionEnd", 60, {}),
 ]
-SCRIPTS = {
-    "save_fact.py": ("cli", "save_fact_main", "Save one durable fact to memory."),
-    "save_summary.py": ("cli", "save_summary_main",
-                        "Save this session's summary (topic, summary, decisions, todos) to memory."),
-    "search_memory.py": ("cli", "search_main", "Search memory in Chinese, English or both."),
-    "load_memory.py": ("hook", "sessionStart",
-                       "sessionStart hook: sync the index (text only) and hand the agent its memory."),
-    "flush_memory.py": ("hook", "preCompact",
-                        "preCompact hook: archive the transcript turns compaction will drop."),
-    "prompt_session_save.py": ("hook", "stop",
-                               "stop hook: ask the agent, once, to save a session summary and its facts."),
-    "sync_and_cleanup.py": ("hook", "sessionEnd",
-                            "sessionEnd hook: sync with embeddings, consolidate facts, prune old days."),
-}
+# The events each host knows (docs/hosts.md "Events"). Cursor's CLI ignores a hooks.json
+# holding one unknown name, so doctor fails on those; Claude Code keeps adding events, so an
+# unknown name there is a note.
+CURSOR_EVENTS = frozenset("""sessionStart sessionEnd preToolUse postToolUse postToolUseFailure
+subagentStart subagentStop beforeShellExecution afterShellExecution beforeMCPExecution
+afterMCPExecution beforeReadFile afterFileEdit beforeSubmitPrompt preCompact stop
+afterAgentResponse afterAgentThought beforeTabFileRead afterTabFileEdit workspaceOpen""".split())
+CLAUDE_EVENTS = frozenset("""SessionStart Setup UserPromptSubmit UserPromptExpansion PreToolUse
+PermissionRequest PermissionDenied PostToolUse PostToolUseFailure PostToolBatch Notification
+MessageDisplay SubagentStart SubagentStop TaskCreated TaskCompleted Stop StopFailure TeammateIdle
+InstructionsLoaded ConfigChange CwdChanged DirectoryAdded FileChanged WorktreeCreate
+WorktreeRemove PreCompact PostCompact PreModelSwitch PostModelSwitch Elicitation
+ElicitationResult SessionEnd""".split())
 GITIGNORE = [
     f"{DATA_SUBDIR.as_posix()}/index.sqlite*",
     f"{DATA_SUBDIR.as_posix()}/*.lock",
     f"{DATA_SUBDIR.as_posix()}/*.tmp",
     f"{DATA_SUBDIR.as_posix()}/state.json",
-    f"{DATA_SUBDIR.as_posix()}/context.cache.json",
     f"{DATA_SUBDIR.as_posix()}/hooks.log*",
     ".cursor/rules/memory-context.mdc",
 ]
@@ -57,39 +57,61 @@ GITATTRIBUTES = [
 ]
 
 
-def template(command_prefix: str = "python3 scripts/") -> dict:
-    """hooks.json with each command as `<command_prefix><script>`."""
+# --- commands ------------------------------------------------------------------------------------
+
+_SAFE = re.compile(r"^[A-Za-z0-9_./:+=-]+$")
+
+
+def _quote(arg: str) -> str:
+    return arg if _SAFE.match(arg) else '"' + arg.replace('"', '') + '"'
+
+
+def hook_command(python: str, event: str, platform: str = sys.platform) -> str:
+    """The command string a hooks file runs for `event` (Cursor's camelCase name, the same
+    string in both hosts' files on POSIX, so Cursor, which also runs .claude/settings.json,
+    sees one hook). On Windows, Cursor runs commands inside PowerShell, where a command that
+    starts with a quoted path is a ParserError: the call operator `&` is put first."""
+    args = f"-m memory_core hook {event}"
+    if platform == "win32":
+        return f'& "{python}" {args}'
+    return f"{_quote(python)} {args}"
+
+
+def claude_hook(python: str, event: str, timeout: int, platform: str = sys.platform) -> dict:
+    """A Claude Code hook entry. On Windows the exec form (`args`, no shell), since Claude
+    Code runs shell-form commands in Git Bash or PowerShell, which quote differently."""
+    if platform == "win32":
+        return {"type": "command", "command": python,
+                "args": ["-m", "memory_core", "hook", event], "timeout": timeout}
+    return {"type": "command", "command": hook_command(python, event, platform), "timeout": timeout}
+
+
+def agent_command(python: str, command: str, platform: str = sys.platform) -> str:
+    """How the skill tells the agent to run a command (`save-fact`, `search`, ...)."""
+    if platform == "win32":
+        return f'& "{python}" -m memory_core {command}'
+    return f"{_quote(python)} -m memory_core {command}"
+
+
+def _ours(entry) -> bool:
+    """Is a hooks-file entry one of ours (any version of cursor-memory)?"""
+    text = json.dumps(entry)
+    return ("memory_core" in text and "hook" in text) or f"skills/{SKILL}/scripts/" in text.replace(
+        "\\\\", "/") or "scripts/hook.py" in text
+
+
+def template(command_prefix: str = "python3 scripts/hook.py ") -> dict:
+    """A Cursor hooks.json whose commands are `<command_prefix><event>`."""
     hooks = {}
-    for event, _, script, timeout, extra in HOOKS:
-        hooks[event] = [dict({"command": command_prefix + script, "timeout": timeout}, **extra)]
+    for event, _, timeout, extra in HOOKS:
+        hooks[event] = [dict({"command": command_prefix + event, "timeout": timeout}, **extra)]
     return {"version": 1, "hooks": hooks}
 
 
-def script_text(name: str) -> str:
-    """The source of a thin script (the repository's scripts/ are exactly these)."""
-    kind, target, doc = SCRIPTS[name]
-    head = ("#!/usr/bin/env python3\n"
-            f'"""{doc}'
-            + (" Agent-facing; `--help` for options. Thin over memory_core."
-               if kind == "cli" else
-               "\n\nReads the hook's JSON on stdin, prints one JSON object, always exits 0. "
-               "Thin over memory_core.")
-            + '"""\n'
-            "import os\nimport sys\n\n"
-            "_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
-            'if os.path.isdir(os.path.join(_root, "memory_core")):\n'
-            "    sys.path.insert(0, _root)  # a checkout runs its own code\n\n")
-    if kind == "cli":
-        return head + (f"from memory_core.cli import {target}  # noqa: E402\n\n"
-                       f"sys.exit({target}())\n")
-    return head + ("try:\n    from memory_core.hooks import run\n"
-                   "except Exception:  # noqa: BLE001 - even a broken install must not break the session\n"
-                   '    print("{}")\n    sys.exit(0)\n\n'
-                   f'sys.exit(run("{target}"))\n')
-
+# --- the skill -------------------------------------------------------------------------------
 
 def skill_text(run: str) -> str:
-    """SKILL.md; `run` is how to call a script, e.g. `python3 .cursor/skills/cursor-memory/scripts/`."""
+    """SKILL.md; `run` is how to call a command, e.g. `/venv/bin/python -m memory_core`."""
     return f"""---
 name: {SKILL}
 description: Long-term project memory across sessions and context compactions. Use when the user states a decision, preference or fact worth keeping, or asks what was decided, done or preferred before (之前/上次/决定/偏好/记得). 跨会话的项目记忆：保存和检索。
@@ -98,23 +120,25 @@ description: Long-term project memory across sessions and context compactions. U
 
 Memory is plain files in `{DATA_SUBDIR.as_posix()}/` (daily JSONL logs, facts.jsonl,
 sessions.jsonl and MEMORY.md, which the user edits). At session start you were given
-MEMORY.md, the last week's facts and the last session summary. Search for anything older.
+MEMORY.md, the last week's facts and the last session summary; for some prompts, memories
+relevant to them are added too. Search for anything older. When memory tools
+(`memory_search`, `memory_save_fact`, ...) are available, prefer them to these commands.
 
 ## Search before answering questions about earlier work
 
-    {run}search_memory.py "Redis 缓存 TTL"
-    {run}search_memory.py "why did we drop Prisma" --limit 5
-    {run}search_memory.py "部署" --type session_summary --since 2026-10-01
+    {run} search "Redis 缓存 TTL"
+    {run} search "why did we drop Prisma" --limit 5
+    {run} search "部署" --type session_summary --since 2026-10-01
 
 Chinese, English or both in one query. Options: `--limit N`, `--mode hybrid|fts|vector`,
-`--type fact,preference,action,session_summary,core,transcript`, `--since`/`--until DATE`,
-`--json`.
+`--type fact,preference,action,session_summary,core,transcript`, `--memory-type W,B,O,S`,
+`--since`/`--until DATE`, `--history`, `--json`.
 
 ## Save when something durable is said, decided or learned
 
-    {run}save_fact.py --type W --content "API 默认监听 3000 端口" --entities api,port
-    {run}save_fact.py --type B --content "Migrated the database to RDS PostgreSQL 16 on 2026-10-08"
-    {run}save_fact.py --type O --content "用户偏好两个空格缩进" --confidence 0.9
+    {run} save-fact --type W --content "API 默认监听 3000 端口" --entities api,port
+    {run} save-fact --type B --content "Migrated the database to RDS PostgreSQL 16 on 2026-10-08"
+    {run} save-fact --type O --content "用户偏好两个空格缩进" --confidence 0.9
 
 - **W** (world): a fact about the project or its tools. 例：「项目使用 PostgreSQL 16」
 - **B** (biographical): something that happened. 例：「2026-10-08 完成数据库迁移」
@@ -122,22 +146,24 @@ Chinese, English or both in one query. Options: `--limit N`, `--mode hybrid|fts|
   例：「用户不喜欢 default export」
 
 One sentence per fact, in the user's language, specific (names, numbers, paths). When a fact
-changes, save the new value; the newest wins. Never save passwords, tokens or keys (they are
+changes, save the new one with `--supersedes <id of the old one>` (ids are shown in the
+session context and in search results). Never save passwords, tokens or keys (they are
 redacted anyway) or what the code already says plainly.
 
 ## At the end of a task
 
 The stop hook asks for a summary once per conversation:
 
-    {run}save_summary.py --topic "Redis 缓存方案" --summary "100-200 字：做了什么，为什么" --decision "TTL 6 小时" --todo "连接池监控"
+    {run} save-summary --topic "Redis 缓存方案" --summary "100-200 字：做了什么，为什么" --decision "TTL 6 小时" --todo "连接池监控"
 """
 
 
+# --- files -------------------------------------------------------------------------------------
+
 def _write(path: Path, text: str) -> None:
+    from .files import write_atomic
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def _read_json(path: Path) -> dict:
@@ -146,14 +172,10 @@ def _read_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig") or "{}")
     except ValueError as e:
-        raise MemoryError(f"{path} is not valid JSON ({e}); fix it, then install again") from None
+        raise UserError(f"{path} is not valid JSON ({e}); fix it, then install again") from None
     if not isinstance(data, dict):
-        raise MemoryError(f"{path} is not a JSON object")
+        raise UserError(f"{path} is not a JSON object")
     return data
-
-
-def _ours(command: str) -> bool:
-    return f"skills/{SKILL}/scripts/" in command.replace("\\", "/")
 
 
 def _add_lines(path: Path, lines: list) -> list:
@@ -179,69 +201,6 @@ def _remove_lines(path: Path, lines: list) -> None:
         path.unlink()
 
 
-def install(project, *, claude: bool = False, python: str | None = None) -> list:
-    """Install into a project; returns what was done, a line each. Idempotent."""
-    project = Path(project).resolve()
-    if not project.is_dir():
-        raise MemoryError(f"{project} is not a folder")
-    python = python or sys.executable
-    skill = project / SKILL_DIR
-    manifest = _read_json(skill / MANIFEST)
-    done = []
-    for name in SCRIPTS:
-        _write(skill / "scripts" / name, script_text(name))
-    run = f'"{python}" {SKILL_DIR.as_posix()}/scripts/'
-    _write(skill / "SKILL.md", skill_text(run))
-    done.append(f"skill: {SKILL_DIR.as_posix()}/ (SKILL.md and {len(SCRIPTS)} scripts)")
-
-    hooks_path = project / ".cursor" / "hooks.json"
-    created_hooks = manifest.get("created_hooks_json", not hooks_path.exists())
-    if "original_hooks_json" not in manifest and hooks_path.exists():
-        manifest["original_hooks_json"] = hooks_path.read_text(encoding="utf-8")
-    config = _read_json(hooks_path)
-    config.setdefault("version", 1)
-    events = config.setdefault("hooks", {})
-    for event, entries in template(run).get("hooks").items():
-        current = [e for e in events.get(event, []) if not _ours(str(e.get("command", "")))]
-        events[event] = current + entries
-    _write(hooks_path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
-    done.append(f"hooks: .cursor/hooks.json ({', '.join(e for e, *_ in HOOKS)})")
-
-    if claude:
-        settings_path = project / ".claude" / "settings.json"
-        created_settings = manifest.get("created_claude_settings", not settings_path.exists())
-        if "original_claude_settings" not in manifest and settings_path.exists():
-            manifest["original_claude_settings"] = settings_path.read_text(encoding="utf-8")
-        settings = _read_json(settings_path)
-        hooks = settings.setdefault("hooks", {})
-        claude_run = f'"{python}" "$CLAUDE_PROJECT_DIR"/{SKILL_DIR.as_posix()}/scripts/'
-        for _, event, script, timeout, _ in HOOKS:
-            groups = [g for g in hooks.get(event, []) if not any(
-                _ours(str(h.get("command", ""))) for h in g.get("hooks", []))]
-            groups.append({"matcher": "", "hooks": [
-                {"type": "command", "command": claude_run + script, "timeout": timeout}]})
-            hooks[event] = groups
-        _write(settings_path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-        manifest["created_claude_settings"] = created_settings
-        manifest["claude"] = True
-        done.append("hooks: .claude/settings.json (SessionStart, PreCompact, Stop, SessionEnd)")
-
-    added = _add_lines(project / ".gitignore", GITIGNORE)
-    manifest["gitignore"] = sorted(set(manifest.get("gitignore", [])) | set(added))
-    added = _add_lines(project / ".gitattributes", GITATTRIBUTES)
-    manifest["gitattributes"] = sorted(set(manifest.get("gitattributes", [])) | set(added))
-    done.append(".gitignore: index, locks, state, generated rules; .gitattributes: merge=union")
-
-    from .memory import Memory
-    Memory(project / DATA_SUBDIR)
-    _compile_package()
-    done.append(f"memory: {DATA_SUBDIR.as_posix()}/")
-    manifest["created_hooks_json"] = created_hooks
-    manifest["python"] = python
-    _write(skill / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-    return done
-
-
 def _restore(path: Path, cleaned: dict, original: str | None) -> None:
     """Put the user's file back byte for byte when nothing else changed in it since."""
     try:
@@ -251,6 +210,108 @@ def _restore(path: Path, cleaned: dict, original: str | None) -> None:
     except ValueError:
         pass
     _write(path, json.dumps(cleaned, indent=2, ensure_ascii=False) + "\n")
+
+
+def mcp_available() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("mcp") is not None
+
+
+def mcp_entry(python: str) -> dict:
+    return {"command": python, "args": ["-m", "memory_core", "mcp"]}
+
+
+# --- install / uninstall ------------------------------------------------------------------------
+
+def _manifest_dir(project: Path) -> Path | None:
+    for where in ("claude", "cursor"):
+        if (project / SKILL_DIRS[where] / MANIFEST).exists():
+            return project / SKILL_DIRS[where]
+    return None
+
+
+def install(project, *, claude: bool = False, python: str | None = None, mcp: bool | None = None,
+            platform: str = sys.platform) -> list:
+    """Install into a project; returns what was done, a line each. Idempotent."""
+    from .config import check_project
+    from .memory import Memory
+
+    project = check_project(Path(project).resolve())
+    python = python or sys.executable
+    old_dir = _manifest_dir(project)
+    manifest = _read_json(old_dir / MANIFEST) if old_dir else {}
+    claude = claude or bool(manifest.get("claude"))
+    skill = project / SKILL_DIRS["claude" if claude else "cursor"]
+    done = []
+
+    if old_dir is not None and old_dir != skill:
+        import shutil
+        shutil.rmtree(old_dir)  # one copy of the skill, where both hosts read it
+    for stale in ("scripts",):  # generated wrappers of versions before one entry point
+        if (skill / stale).is_dir():
+            import shutil
+            shutil.rmtree(skill / stale)
+    run = agent_command(python, "", platform).rstrip()
+    _write(skill / "SKILL.md", skill_text(run))
+    done.append(f"skill: {skill.relative_to(project).as_posix()}/SKILL.md"
+                + (" (Cursor reads it there too)" if claude else ""))
+
+    hooks_path = project / ".cursor" / "hooks.json"
+    manifest.setdefault("created_hooks_json", not hooks_path.exists())
+    if "original_hooks_json" not in manifest and hooks_path.exists():
+        manifest["original_hooks_json"] = hooks_path.read_text(encoding="utf-8")
+    config = _read_json(hooks_path)
+    config["version"] = 1
+    events = config.setdefault("hooks", {})
+    for event, _, timeout, extra in HOOKS:
+        current = [e for e in events.get(event, []) if not _ours(e)]
+        events[event] = current + [dict({"command": hook_command(python, event, platform),
+                                         "timeout": timeout}, **extra)]
+    _write(hooks_path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    done.append(f"hooks: .cursor/hooks.json ({', '.join(e for e, *_ in HOOKS)})")
+
+    if claude:
+        settings_path = project / ".claude" / "settings.json"
+        manifest.setdefault("created_claude_settings", not settings_path.exists())
+        if "original_claude_settings" not in manifest and settings_path.exists():
+            manifest["original_claude_settings"] = settings_path.read_text(encoding="utf-8")
+        settings = _read_json(settings_path)
+        hooks = settings.setdefault("hooks", {})
+        for event, claude_event, timeout, _ in HOOKS:
+            groups = [g for g in hooks.get(claude_event, []) if not any(
+                _ours(h) for h in g.get("hooks", []))]
+            groups.append({"matcher": "", "hooks": [claude_hook(python, event, timeout, platform)]})
+            hooks[claude_event] = groups
+        _write(settings_path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+        manifest["claude"] = True
+        done.append("hooks: .claude/settings.json (" + ", ".join(c for _, c, *_ in HOOKS) + ")")
+
+    mcp = mcp_available() if mcp is None else mcp
+    if mcp:
+        targets = [project / ".cursor" / "mcp.json"] + ([project / ".mcp.json"] if claude else [])
+        for path in targets:
+            rel = path.relative_to(project).as_posix()
+            data = _read_json(path)
+            created = manifest.setdefault("created_mcp", {}).setdefault(rel, not path.exists())
+            if path.exists() and not created:
+                manifest.setdefault("original_mcp", {}).setdefault(rel, path.read_text(encoding="utf-8"))
+            data.setdefault("mcpServers", {})[SKILL] = mcp_entry(python)
+            _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        manifest["mcp"] = [p.relative_to(project).as_posix() for p in targets]
+        done.append("mcp: " + ", ".join(manifest["mcp"]) + " (memory as tools)")
+
+    added = _add_lines(project / ".gitignore", GITIGNORE)
+    manifest["gitignore"] = sorted(set(manifest.get("gitignore", [])) | set(added))
+    added = _add_lines(project / ".gitattributes", GITATTRIBUTES)
+    manifest["gitattributes"] = sorted(set(manifest.get("gitattributes", [])) | set(added))
+    done.append(".gitignore: index, locks, state, generated rules; .gitattributes: merge=union")
+
+    Memory(project / DATA_SUBDIR).sync(embed=False)
+    _compile_package()
+    done.append(f"memory: {DATA_SUBDIR.as_posix()}/")
+    manifest["python"] = python
+    _write(skill / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return done
 
 
 def _compile_package() -> None:
@@ -265,16 +326,16 @@ def uninstall(project) -> list:
     import shutil
 
     project = Path(project).resolve()
-    skill = project / SKILL_DIR
+    skill = _manifest_dir(project)
+    if skill is None:
+        raise UserError(f"cursor-memory is not installed in {project}")
     manifest = _read_json(skill / MANIFEST)
-    if not manifest:
-        raise MemoryError(f"cursor-memory is not installed in {project}")
     done = []
     hooks_path = project / ".cursor" / "hooks.json"
     config = _read_json(hooks_path)
     events = config.get("hooks", {})
     for event in list(events):
-        events[event] = [e for e in events[event] if not _ours(str(e.get("command", "")))]
+        events[event] = [e for e in events[event] if not _ours(e)]
         if not events[event]:
             del events[event]
     if manifest.get("created_hooks_json") and not events:
@@ -287,8 +348,7 @@ def uninstall(project) -> list:
         settings = _read_json(settings_path)
         hooks = settings.get("hooks", {})
         for event in list(hooks):
-            hooks[event] = [g for g in hooks[event] if not any(
-                _ours(str(h.get("command", ""))) for h in g.get("hooks", []))]
+            hooks[event] = [g for g in hooks[event] if not any(_ours(h) for h in g.get("hooks", []))]
             if not hooks[event]:
                 del hooks[event]
         if not hooks:
@@ -298,10 +358,93 @@ def uninstall(project) -> list:
         elif settings_path.exists():
             _restore(settings_path, settings, manifest.get("original_claude_settings"))
         done.append("hooks removed from .claude/settings.json")
+    for rel in manifest.get("mcp", []):
+        path = project / rel
+        data = _read_json(path)
+        data.get("mcpServers", {}).pop(SKILL, None)
+        if not data.get("mcpServers"):
+            data.pop("mcpServers", None)
+        if not data and manifest.get("created_mcp", {}).get(rel):
+            path.unlink(missing_ok=True)
+        elif path.exists():
+            _restore(path, data, manifest.get("original_mcp", {}).get(rel))
+        done.append(f"MCP server removed from {rel}")
     _remove_lines(project / ".gitignore", manifest.get("gitignore", []))
     _remove_lines(project / ".gitattributes", manifest.get("gitattributes", []))
     shutil.rmtree(skill)
     (project / ".cursor" / "rules" / "memory-context.mdc").unlink(missing_ok=True)
-    done.append(f"removed {SKILL_DIR.as_posix()}/, .gitignore and .gitattributes entries; "
-                f"memory data kept in {DATA_SUBDIR.as_posix()}/")
+    done.append(f"removed {skill.relative_to(project).as_posix()}/, .gitignore and .gitattributes "
+                f"entries; memory data kept in {DATA_SUBDIR.as_posix()}/")
     return done
+
+
+# --- checks (doctor) ---------------------------------------------------------------------------
+
+def command_problems(command: str) -> list:
+    """Why a hooks-file command could break a host (docs/hosts.md "Commands"): a URL (the
+    Cursor CLI then ignores the whole file), a line break, or, for a command that starts
+    with a quoted path, no `&` before it (a PowerShell ParserError on Windows)."""
+    problems = []
+    if re.search(r"https?://", command):
+        problems.append("contains a URL (cursor-agent ignores the whole hooks.json)")
+    if "\n" in command or "\r" in command:
+        problems.append("contains a line break")
+    if sys.platform == "win32" and command.lstrip().startswith('"'):
+        problems.append("starts with a quoted path (a PowerShell ParserError): put & first")
+    return problems
+
+
+def check_hook_files(project: Path):
+    """doctor's checks of .cursor/hooks.json and .claude/settings.json: (ok, what, detail)."""
+    path = project / ".cursor" / "hooks.json"
+    if not path.exists():
+        yield False, "hooks", f"no {path}: run `cursor-memory install --project '{project}'`"
+        return
+    try:
+        config = json.loads(path.read_text(encoding="utf-8-sig"))
+    except ValueError as e:
+        yield False, "hooks", f"{path} is not valid JSON ({e})"
+        return
+    events = config.get("hooks", {}) if isinstance(config, dict) else {}
+    bad = [name for name in events if name not in CURSOR_EVENTS]
+    if bad:
+        yield False, "hooks.json events", (f"unknown event names {', '.join(bad)}: the Cursor CLI "
+                                           "ignores a hooks.json with any unknown name")
+    if config.get("version") != 1:
+        yield False, "hooks.json version", "`version` must be 1"
+    for name, entries in events.items():
+        for entry in entries if isinstance(entries, list) else []:
+            for problem in command_problems(str(entry.get("command", ""))):
+                yield False, f"hooks.json {name}", f"`{entry.get('command')}` {problem}"
+    missing = [e for e, *_ in HOOKS if not any(_ours(x) for x in events.get(e, []))]
+    if missing:
+        yield False, "hooks", f"not installed for {', '.join(missing)}: run `cursor-memory install`"
+    else:
+        yield True, "hooks", f"{path.relative_to(project)}: every event known, ours installed"
+    settings = project / ".claude" / "settings.json"
+    if settings.exists():
+        try:
+            hooks = json.loads(settings.read_text(encoding="utf-8-sig")).get("hooks", {})
+        except (ValueError, AttributeError) as e:
+            yield False, "claude hooks", f"{settings} is not valid JSON ({e})"
+            return
+        unknown = [name for name in hooks if name not in CLAUDE_EVENTS]
+        if unknown:
+            yield None, "claude hooks", f"event names this version does not know: {', '.join(unknown)}"
+        for name, groups in hooks.items():
+            for group in groups if isinstance(groups, list) else []:
+                for entry in group.get("hooks", []) if isinstance(group, dict) else []:
+                    for problem in command_problems(str(entry.get("command", ""))):
+                        yield False, f"claude {name}", f"`{entry.get('command')}` {problem}"
+
+
+def hook_command_of(project: Path, event: str) -> str | None:
+    """Our command for `event` in .cursor/hooks.json, if installed."""
+    try:
+        config = json.loads((project / ".cursor" / "hooks.json").read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):
+        return None
+    for entry in config.get("hooks", {}).get(event, []):
+        if _ours(entry):
+            return str(entry.get("command", ""))
+    return None

@@ -1,6 +1,10 @@
 """Cross-process locks. POSIX `flock` is released by the kernel when its holder dies, so a
 crashed process can never leave a lock that blocks anyone; the lock file also records the
-holder's pid and start time so `doctor` can say who holds it and for how long."""
+holder's pid and start time so `doctor` can say who holds it and for how long.
+
+A lock file is ours by name: one that is a symbolic link is replaced by a plain file (the link
+removed, its target never opened), and a lock file is never truncated: the holder's record is
+written over its first bytes."""
 from __future__ import annotations
 
 import os
@@ -41,6 +45,17 @@ def unlock_fd(fd: int) -> None:
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
+HOLDER_BYTES = 32  # "<pid> <start time>" padded: the same bytes are overwritten each time
+
+
+def _open_lock(path: str) -> int:
+    from .files import open_private, replace_link
+    if replace_link(path):
+        from .log import note
+        note(f"{path} was a symbolic link; replaced it with a lock file of our own")
+    return open_private(path)
+
+
 class LockFile:
     """A named lock beside the data: `with LockFile(path): ...` or `acquire(timeout=...)`."""
 
@@ -50,7 +65,9 @@ class LockFile:
         self.fd: int | None = None
 
     def acquire(self, timeout: float | None = None) -> bool:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        """True once held; False when `timeout` passed first. StorageError when the lock file
+        cannot be made (a read-only folder)."""
+        fd = _open_lock(self.path)
         deadline = None if timeout is None else time.monotonic() + timeout
         while not lock_fd(fd, shared=self.shared, blocking=deadline is None):
             if time.monotonic() >= deadline:
@@ -59,9 +76,11 @@ class LockFile:
             time.sleep(0.02)
         self.fd = fd
         if not self.shared:
-            os.ftruncate(fd, 0)
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, f"{os.getpid()} {time.time():.0f}\n".encode())
+            try:
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.write(fd, f"{os.getpid()} {time.time():.0f}".ljust(HOLDER_BYTES - 1).encode() + b"\n")
+            except OSError:
+                pass  # who holds it is for `doctor`; the lock itself is held
         return True
 
     def release(self) -> None:
@@ -80,8 +99,9 @@ class LockFile:
 
 def holder(path) -> tuple[int, float] | None:
     """(pid, seconds held) of the process holding an exclusive lock now, else None."""
+    from .files import NOFOLLOW
     try:
-        fd = os.open(str(path), os.O_RDWR)
+        fd = os.open(str(path), os.O_RDONLY | NOFOLLOW)
     except OSError:
         return None
     try:
@@ -90,7 +110,7 @@ def holder(path) -> tuple[int, float] | None:
             return None
         try:
             os.lseek(fd, 0, os.SEEK_SET)
-            pid, started = os.read(fd, 64).decode().split()[:2]
+            pid, started = os.read(fd, HOLDER_BYTES).decode().split()[:2]
             return int(pid), max(0.0, time.time() - float(started))
         except (ValueError, UnicodeDecodeError):
             return (0, 0.0)
@@ -113,11 +133,11 @@ def pid_alive(pid: int) -> bool:
 
 
 def remove_stale_temps(folder) -> list:
-    """Delete `<name>.<pid>.tmp` files whose writer is dead (a kill -9 mid-write)."""
+    """Delete `<name>.<pid>[.<random>].tmp` files whose writer is dead (a kill -9 mid-write)."""
     import re
     removed = []
     for p in Path(folder).glob("*.tmp"):
-        m = re.search(r"\.(\d+)\.tmp$", p.name)
+        m = re.search(r"\.(\d+)(?:\.[0-9a-f]+)?\.tmp$", p.name)
         if m and not pid_alive(int(m.group(1))):
             try:
                 p.unlink()

@@ -1,41 +1,104 @@
-"""Likely secrets are replaced before anything reaches disk (facts, summaries, archived
-transcripts): memory files are plain text, often committed, and injected into prompts.
+"""Likely secrets are replaced by `[REDACTED:<kind>]` before any byte reaches disk: memory
+files are plain text, often committed, and injected into prompts (docs/security.md).
 
-Only shapes that are secrets by construction are matched (key blocks, vendor token
-prefixes, JWTs, credentials in URLs, values assigned to password/secret/token/key names),
-so commit hashes, UUIDs and identifiers such as JWT_SECRET in prose stay as they are.
+What is matched:
+- shapes that are secrets by construction: key blocks (any case, any spacing, also a body
+  and END line without BEGIN), vendor token prefixes (AWS, GitHub, GitLab, Slack, OpenAI,
+  Anthropic, Stripe, SendGrid, Hugging Face, Shopify, DigitalOcean, Discord, npm, PyPI,
+  Twilio, Mailgun, Telegram, ...), JWTs;
+- credentials in context: the password of a URL (also with an empty user), secret query
+  parameters (`sig`, `token`, `api_key`, ...), `Authorization: Bearer|Basic …`,
+  `curl -u user:password`, Azure `AccountKey=`, an AWS secret access key near the words
+  "secret" or "aws";
+- values given to a secret name: `DB_PASS=…`, `SMTP_PWD=…`, `"password": "…"`, and prose
+  such as "the password is …", "password hunter2…", "api_key：…", "新的 password 是 …",
+  "密码是 …".
+
+What is left alone: commit hashes, UUIDs, names such as JWT_SECRET or password_hash without
+a value, "token bucket", numbers, and base64 data without a secret name (a PNG in a code
+sample): a generic high-entropy rule would take commit hashes and ids with it.
+
+Every rule has literals that must occur in the text for it to run, so most texts compile
+and run none of them (saving a fact must stay as fast as Python starting). Stdlib only.
 """
 from __future__ import annotations
 
-# (kind, literal that must occur in the text for the pattern to have a chance, pattern).
-# The literal check keeps redaction cheap: most texts compile and run none of these.
-_NAMED = [
-    ("private key", "PRIVATE KEY", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-                                   r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)"),
-    ("aws key", "A", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
-    ("google key", "AIza", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("github token", "_", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b"),
-    ("gitlab token", "glpat-", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
-    ("slack token", "xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
-    ("slack webhook", "hooks.slack.com", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"),
-    ("api key", "sk-", r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{20,}\b"),
-    ("stripe key", "_", r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
-    ("npm token", "npm_", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("jwt", "eyJ", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+# (kind, literals any of which must occur in the lowercased text, pattern, group to replace
+# or 0 for the whole match). Patterns are compiled on first use.
+_SECRET_WORDS = r"(?:passwords?|passwd|pass|pwd|secrets?|tokens?|api[_\- ]?keys?|access[_\- ]?keys?|" \
+                r"private[_\- ]?keys?|secret[_\- ]?keys?|client[_\- ]?secrets?|credentials?|auth[_\- ]?tokens?|" \
+                r"passphrase|密码|口令|密钥|令牌|秘钥)"
+_VALUE = r"(\"[^\"\s]{6,}\"|'[^'\s]{6,}'|[^\s\"',;，。；、）)]{6,})"
+
+_RULES = [
+    ("private key", ("private", "-----end"),
+     r"(?i)-----\s*BEGIN[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----[\s\S]*?"
+     r"(?:-----\s*END[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----|$)", 0),
+    ("private key", ("-----end",),
+     r"(?i)(?:[A-Za-z0-9+/=]{16,}[ \t]*\r?\n?[ \t]*){2,}-----\s*END[ A-Z0-9]*PRIVATE\s+KEY"
+     r"(?:\s+BLOCK)?\s*-----", 0),
+    ("aws key", ("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa", "a3t"),
+     r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[0-9A-Z]{16}\b", 0),
+    ("aws secret key", ("secret", "aws"),
+     r"(?i)(?:aws|secret)[\s\S]{0,40}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", 1),
+    ("google key", ("aiza",), r"\bAIza[0-9A-Za-z_\-]{35}\b", 0),
+    ("github token", ("gh", "github_pat_"),
+     r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b", 0),
+    ("gitlab token", ("glpat-", "gldt-", "glrt-"), r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_\-]{20,}\b", 0),
+    ("slack token", ("xox",), r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b", 0),
+    ("slack webhook", ("hooks.slack.com",), r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+", 0),
+    ("api key", ("sk-",), r"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|or-v1-)?[A-Za-z0-9_\-]{20,}", 0),
+    ("stripe key", ("_live_", "_test_", "whsec_"),
+     r"\b(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,})", 0),
+    ("sendgrid key", ("sg.",), r"\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}", 0),
+    ("hugging face token", ("hf_",), r"\bhf_[A-Za-z0-9]{30,}\b", 0),
+    ("shopify token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", 0),
+    ("digitalocean token", ("_v1_",), r"\bdo[por]_v1_[a-f0-9]{64}\b", 0),
+    ("discord token", (".",),
+     r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", 0),
+    ("npm token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b", 0),
+    ("pypi token", ("pypi-",), r"\bpypi-AgE[A-Za-z0-9_\-]{50,}", 0),
+    ("twilio key", ("sk",), r"\bSK[0-9a-f]{32}\b", 0),
+    ("mailgun key", ("key-",), r"\bkey-[0-9a-f]{32}\b", 0),
+    ("mailchimp key", ("-us",), r"\b[0-9a-f]{32}-us\d{1,2}\b", 0),
+    ("telegram token", (":aa",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b", 0),
+    ("square token", ("sq0",), r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}", 0),
+    ("atlassian token", ("atatt",), r"\bATATT3[A-Za-z0-9_\-=]{30,}", 0),
+    ("postman key", ("pmak-",), r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", 0),
+    ("databricks token", ("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b", 0),
+    ("age key", ("age-secret-key-",), r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", 0),
+    ("vault token", ("hvs.", "hvb."), r"\bhv[sb]\.[A-Za-z0-9_\-]{24,}", 0),
+    ("grafana token", ("glc_", "glsa_"), r"\b(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8})", 0),
+    ("jwt", ("eyj",), r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0),
+    # credentials in context
+    ("password", ("://",), r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:([^\s@/?#]+)@", 1),
+    ("secret", ("?", "&"),
+     r"(?i)[?&;](?:sig|signature|token|access_token|refresh_token|id_token|api[_\-]?key|apikey|"
+     r"key|secret|client_secret|password|passwd|pwd|auth|x-amz-signature|x-amz-credential|"
+     r"x-amz-security-token|x-goog-signature|sv_sig|code)=([^&#\s\"']{6,})", 1),
+    ("secret", ("authorization", "bearer", "basic"),
+     r"(?i)(?:\bauthorization\b\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)?\s*|\bbearer\s+|\bbasic\s+)"
+     r"([A-Za-z0-9._~+/\-]{8,}=*)", 1),
+    ("password", ("-u", "--user"), r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']+:([^\s\"']{3,})", 1),
+    ("secret", ("accountkey", "sharedaccesskey"),
+     r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{16,})", 1),
 ]
 
-# scheme://user:password@host -> keep the user and host
-_URL_CREDENTIAL = r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)(@)"
-
-# NAME=value / name: value where the name says it is a secret. The value must look like one
-# (at least 6 characters, no spaces) so "token: 30 minutes" is left alone.
-_SECRET_NAMES = ("password", "passwd", "pwd", "secret", "token", "key", "credential")
-_ASSIGNMENT = (
-    r"(?i)(\b[A-Za-z0-9_.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|"
-    r"private[_\-]?key|client[_\-]?secret|credentials?)\b[\"']?\s*[:=]\s*)"
-    r"(\"[^\"\s]{6,}\"|'[^'\s]{6,}'|[^\s\"',;]{6,})")
-_ZH_NAMES = ("密码", "口令", "密钥", "令牌")
-_ZH_ASSIGNMENT = r"((?:密码|口令|密钥|令牌)\s*(?:是|为|[:：=])\s*)([^\s，。,;；]{4,})"
+# A secret name given a value: `DB_PASS=…`, `"password": "…"`, `secret: …`. The name may
+# carry prefixes and suffixes (SMTP_PWD, aws_secret_access_key); the value is at least 6
+# characters and not a reference to where the secret lives ($VAR, process.env.X, <…>).
+_ASSIGNMENT = (r"(?i)((?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*" + _SECRET_WORDS +
+               r"(?:[_.\-][A-Za-z0-9]+)*[\"']?\s*(?:[:=：]|=>)\s*)" + _VALUE)
+# Prose: "the password is …", "password hunter2…", "新的 password 是 …", "密码为 …". The
+# value must look like a secret (a digit or a symbol, or mixed case, 6+ characters), so
+# "password reset flow" and "token bucket" are left alone.
+_PROSE = (r"(?i)(?<![A-Za-z0-9_\-])(" + _SECRET_WORDS +
+          r"(?![A-Za-z0-9_\-])(?:\s*(?:is|was|are|of|for|=|:|：|是|为|為|改成|改为|设为|设置为|:)?\s*)"
+          r"(?:\s*(?:is|now|set to|to)\s+)?)"
+          r"((?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
+          r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
+_NAME_LITERALS = ("pass", "pwd", "secret", "token", "key", "credential", "auth", "密码", "口令",
+                  "密钥", "令牌", "秘钥")
 
 _compiled: dict = {}
 
@@ -53,22 +116,35 @@ def redact(text: str) -> str:
     """The text with likely secrets replaced by [REDACTED:<kind>]."""
     if not text or not isinstance(text, str):
         return text
-    for kind, marker, pattern in _NAMED:
-        if marker in text:
-            text = _re(pattern).sub(f"[REDACTED:{kind}]", text)
-    if "://" in text:
-        text = _re(_URL_CREDENTIAL).sub(lambda m: f"{m.group(1)}[REDACTED:password]{m.group(3)}", text)
     lower = text.lower()
-    if any(name in lower for name in _SECRET_NAMES):
+    for kind, literals, pattern, group in _RULES:
+        if any(lit in lower for lit in literals):
+            text = _sub(pattern, group, kind, text)
+            lower = text.lower()
+    if any(name in lower for name in _NAME_LITERALS):
         text = _re(_ASSIGNMENT).sub(_assignment, text)
-    if any(name in text for name in _ZH_NAMES):
-        text = _re(_ZH_ASSIGNMENT).sub(lambda m: f"{m.group(1)}[REDACTED:password]", text)
+        text = _re(_PROSE).sub(_assignment, text)
     return text
 
 
+def _sub(pattern: str, group: int, kind: str, text: str) -> str:
+    marker = f"[REDACTED:{kind}]"
+    if group == 0:
+        return _re(pattern).sub(marker, text)
+
+    def one(m):
+        value = m.group(group)
+        if value is None or value.startswith("[REDACTED") or _looks_like_reference(value):
+            return m.group(0)
+        start, end = m.span(group)
+        whole = m.group(0)
+        return whole[:start - m.start()] + marker + whole[end - m.start():]
+    return _re(pattern).sub(one, text)
+
+
 def _assignment(m) -> str:
-    value = m.group(2)
-    if value.startswith("[REDACTED") or _looks_like_reference(value):
+    value = m.group(m.lastindex)
+    if value.startswith(("[REDACTED", "\"[REDACTED", "'[REDACTED")) or _looks_like_reference(value):
         return m.group(0)
     return f"{m.group(1)}[REDACTED:secret]"
 
@@ -76,6 +152,9 @@ def _assignment(m) -> str:
 def _looks_like_reference(value: str) -> bool:
     """`password: process.env.DB_PASSWORD`, `token=${TOKEN}`: names a secret, is not one."""
     v = value.strip("\"'")
-    return (v.startswith(("$", "process.env", "os.environ", "env.", "<", "{{", "%"))
+    return (v.startswith(("$", "process.env", "os.environ", "env.", "<", "{{", "%", "[REDACTED",
+                          "getenv", "os.getenv", "secrets.", "vault:", "ENV["))
             or v.lower() in {"required", "optional", "string", "none", "null", "true", "false",
-                             "undefined", "redacted", "******", "xxxxxx"})
+                             "undefined", "redacted", "******", "xxxxxx", "********", "<secret>",
+                             "hidden", "masked", "changeme"}
+            or set(v) <= set("*x•.·-_"))

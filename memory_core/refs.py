@@ -255,32 +255,29 @@ def store(conn, items) -> None:
     conn.executemany("INSERT INTO refs(pk, ref, kind, target) VALUES (?,?,?,?)", rows)
 
 
-def project_of(root: Path) -> Path | None:
-    """The project a memory folder belongs to: the folder holding
-    .cursor/skills/memory-data, else CURSOR_PROJECT_DIR, else unknown."""
-    from .config import DATA_SUBDIR
-    root = Path(root)
-    if root.as_posix().endswith(DATA_SUBDIR.as_posix()):
-        return root.parents[len(DATA_SUBDIR.parts) - 1]
-    env = os.environ.get("CURSOR_PROJECT_DIR")
-    return Path(env) if env else None
+def found_refs(text, refs, project) -> list:
+    """The references given plus those written in the text (not yet validated)."""
+    found = extract(text, project) if isinstance(text, str) else []
+    return list(refs or []) + found
 
 
-def check(mem) -> dict:
-    """seed 002 §7.2: {"broken": [(chunk id, ref, why, suggestion)], "orphans": [path]}."""
-    from .config import load_config
+def _shown(path: Path, project: Path) -> str:
+    """A path relative to the project when it is inside it, else as it is."""
+    try:
+        return str(path.relative_to(project))
+    except ValueError:
+        return str(path)
 
-    project = mem.project
-    config = load_config(mem.root)
-    mem.sync(embed=False)
 
-    def rows(conn):
-        return conn.execute("SELECT c.id, r.ref, r.kind, r.target FROM refs r JOIN chunks c "
-                            "ON c.pk = r.pk WHERE c.hidden = 0 ORDER BY c.id").fetchall()
-
+def check(conn, project: Path | None, config: dict) -> dict:
+    """{"broken": [(chunk id, ref, why, suggestion)], "orphans": [path]} for a synced index:
+    file references that no longer resolve (with git's or a unique name's suggestion),
+    artifact references with no file, and artifact files no memory refers to."""
+    rows = conn.execute("SELECT c.id, r.ref, r.kind, r.target FROM refs r JOIN chunks c "
+                        "ON c.pk = r.pk WHERE c.hidden = 0 ORDER BY c.id").fetchall()
     broken, used = [], set()
     moved = renames(project) if project is not None else {}
-    for cid, ref, kind, target in mem._run(rows):
+    for cid, ref, kind, target in rows:
         if kind == "url" or project is None:
             continue
         if kind == "file":
@@ -290,12 +287,12 @@ def check(mem) -> dict:
             used.add((kind, target))
             if artifact_file(project, config, kind, target) is None:
                 folder = artifact_dirs(project, config)[kind]
-                broken.append((cid, ref, f"no file {target}* in {folder}", None))
+                broken.append((cid, ref, f"no file {target}* in {_shown(folder, Path(project))}", None))
     orphans = []
     if project is not None:
         for kind, folder in artifact_dirs(project, config).items():
             if folder.is_dir():
                 for p in sorted(folder.iterdir()):
                     if p.is_file() and (kind, p.name) not in used and (kind, p.stem) not in used:
-                        orphans.append(str(p.relative_to(project)))
+                        orphans.append(_shown(p, Path(project)))
     return {"broken": broken, "orphans": orphans}

@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
 from . import corrections, vectors
-from .index import chunks_passing
+from .errors import UserError
+from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of
 from .text import match_of, weighted_terms, words
 
@@ -81,11 +82,25 @@ class Hit:
 
 
 class Results(list):
-    """A list of Hits, plus `notes`: why results may be partial (no model, ...)."""
+    """A list of Hits, plus `notes` (why results may be partial: no model, a read-only
+    folder, ...) and `keyword_only`: how many records have no vector yet, so that only a
+    keyword match could find them."""
 
-    def __init__(self, hits=(), notes=()):
+    def __init__(self, hits=(), notes=(), keyword_only: int = 0):
         super().__init__(hits)
         self.notes = list(notes)
+        self.keyword_only = keyword_only
+
+
+@dataclass
+class Ranked:
+    """A candidate after fusion."""
+    pk: int
+    score: float
+    fts_rank: int | None = None
+    fts_score: float | None = None
+    vec_rank: int | None = None
+    vec_score: float | None = None
 
 
 @dataclass
@@ -202,12 +217,12 @@ def affordable(conn, terms: list) -> list:
 
 def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:
     where, params = filters.sql()
-    return vectors.knn(conn, query_vector, k, where, params, filters.vec0(), early)
+    return vectors.knn(conn, query_vector, min(k, VEC0_MAX_K), where, params, filters.vec0(), early)
 
 
 def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT,
          dated: list = ()) -> list:
-    """Weighted Reciprocal Rank Fusion: [(pk, score, fts_rank, fts_score, vec_rank, vec_score)].
+    """Weighted Reciprocal Rank Fusion: [Ranked], best first.
     `dated`: the keyword list again, searched only within the days the query names ("昨天",
     "on Sept 12"); it adds to the score like the main list, so a record of that day counts
     twice. (A filter would lose the MEMORY.md section a dated question also needs; a fixed
@@ -215,19 +230,26 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
     nothing and costs a second scan of every vector.)"""
     table: dict = {}
     for rank, (pk, s) in enumerate(fts, 1):
-        table[pk] = [1.0 / (k + rank), rank, s, None, None]
+        table[pk] = Ranked(pk, 1.0 / (k + rank), rank, s)
     for rank, (pk, s) in enumerate(vec, 1):
-        row = table.setdefault(pk, [0.0, None, None, None, None])
-        row[0] += vector_weight / (k + rank)
-        row[3], row[4] = rank, s
+        row = table.setdefault(pk, Ranked(pk, 0.0))
+        row.score += vector_weight / (k + rank)
+        row.vec_rank, row.vec_score = rank, s
     for rank, (pk, s) in enumerate(dated, 1):
-        row = table.setdefault(pk, [0.0, None, None, None, None])
-        row[0] += 1.0 / (k + rank)
-    return sorted(((pk, *v) for pk, v in table.items()), key=lambda r: -r[1])
+        row = table.setdefault(pk, Ranked(pk, 0.0))
+        row.score += 1.0 / (k + rank)
+    return sorted(table.values(), key=lambda r: -r.score)
 
 
 _HIT_SQL = ("SELECT pk, id, content, type, memory_type, entities, confidence, source_file, "
-            "timestamp, evidence, section, source_id, norm, hidden FROM chunks WHERE pk IN ({})")
+            "timestamp, evidence, section, source_id, norm, hidden FROM chunks WHERE {} IN ({})")
+
+
+def _rows(conn, sql: str, params) -> list:
+    """Rows as dicts keyed by column name."""
+    cur = conn.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
 def load_hits(conn, ranked: list, project=None) -> list:
@@ -235,31 +257,33 @@ def load_hits(conn, ranked: list, project=None) -> list:
     with its references (do they still resolve?) and, when hidden, its status."""
     if not ranked:
         return []
-    rows = {r[0]: r for r in conn.execute(
-        _HIT_SQL.format(",".join("?" * len(ranked))), [r[0] for r in ranked])}
+    pks = [r.pk for r in ranked]
+    rows = {r["pk"]: r for r in _rows(conn, _HIT_SQL.format("pk", ",".join("?" * len(pks))), pks)}
     parents = {pk: p for pk, r in rows.items()
-               if (p := parent_of(r[1], json.loads(r[9] or "[]")))}
+               if (p := parent_of(r["id"], json.loads(r["evidence"] or "[]")))}
     if parents:
         wanted = list(set(parents.values()))
-        sql = _HIT_SQL.replace("pk IN", "id IN").format(",".join("?" * len(wanted)))
-        by_id = {r[1]: r for r in conn.execute(sql, wanted)}
+        by_id = {r["id"]: r for r in _rows(conn, _HIT_SQL.format("id", ",".join("?" * len(wanted))),
+                                           wanted)}
         rows.update({pk: by_id.get(p) for pk, p in parents.items()})
     live = [r for r in rows.values() if r is not None]
-    refs_of = _refs(conn, [r[0] for r in live], project)
-    hidden = [r[1] for r in live if r[13]]
+    refs_of = _refs(conn, [r["pk"] for r in live], project)
+    hidden = [r["id"] for r in live if r["hidden"]]
     status = corrections.history(conn, hidden) if hidden else {}
     hits = []
-    for pk, score, fr, fs, vr, vs in ranked:
-        r = rows.get(pk)
+    for rk in ranked:
+        r = rows.get(rk.pk)
         if r is None:
             continue
+        gone = status.get(r["id"], ("superseded", None)) if r["hidden"] else ("active", None)
         hits.append(Hit(
-            id=r[1], content=r[2], type=r[3], memory_type=r[4], entities=json.loads(r[5] or "[]"),
-            confidence=r[6], source_file=r[7], timestamp=r[8], score=score, fts_rank=fr,
-            fts_score=fs, vec_rank=vr, vec_score=vs, evidence=json.loads(r[9] or "[]") or [r[1]],
-            section=r[10], source_id=r[11], norm=r[12], pk=r[0], refs=refs_of.get(r[0], []),
-            status=status.get(r[1], ("superseded", None))[0] if r[13] else "active",
-            superseded_by=status.get(r[1], (None, None))[1] if r[13] else None))
+            id=r["id"], content=r["content"], type=r["type"], memory_type=r["memory_type"],
+            entities=json.loads(r["entities"] or "[]"), confidence=r["confidence"],
+            source_file=r["source_file"], timestamp=r["timestamp"], score=rk.score,
+            fts_rank=rk.fts_rank, fts_score=rk.fts_score, vec_rank=rk.vec_rank,
+            vec_score=rk.vec_score, evidence=json.loads(r["evidence"] or "[]") or [r["id"]],
+            section=r["section"], source_id=r["source_id"], norm=r["norm"], pk=r["pk"],
+            refs=refs_of.get(r["pk"], []), status=gone[0], superseded_by=gone[1]))
     return hits
 
 
@@ -344,3 +368,121 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
     pick = (max if newest else min)(about, key=lambda h: h.timestamp)
     pick.score = max(pick.score, hits[0].score)
     return [pick] + [h for h in hits if h is not pick]
+
+
+# --- one search, end to end -------------------------------------------------------------------
+
+# A search never waits on the embedding backlog (docs/benchmarks.md "Production model"):
+# vectors whose text was embedded before are copied, and the model embeds the newest
+# pending records for at most this long; the rest are found by keyword until sessionEnd or
+# `cursor-memory embed` makes their vectors, and the answer says how many there are.
+BACKLOG_SECONDS = 0.2
+
+
+@dataclass
+class Request:
+    query: str
+    limit: int = 10
+    mode: str = "hybrid"
+    filters: Filters = field(default_factory=Filters)
+
+
+def check(request: Request) -> None:
+    if request.mode not in MODES:
+        raise UserError(f"mode must be one of {', '.join(MODES)}, not {request.mode!r}")
+    if isinstance(request.limit, bool) or not isinstance(request.limit, int) or request.limit < 1:
+        raise UserError("limit must be a positive whole number")
+    if not isinstance(request.query, str):
+        raise UserError("the query must be text")
+
+
+def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, VECTOR_WEIGHT),
+        prepare=None, now=None) -> Results:
+    """Search the index. `prepare()` (the caller's text sync) runs while the query is being
+    embedded and returns notes; `embedder` None means keyword results only."""
+    from . import temporal
+    from .config import now as clock
+
+    check(request)
+    query, limit, mode, filters = request.query, request.limit, request.mode, request.filters
+    notes: list = []
+    if mode != "fts" and embedder is None:
+        notes.append("no embedding model available: keyword results only "
+                     "(see `cursor-memory model download`)")
+    depth = min(max(50, 5 * limit), VEC0_MAX_K)
+
+    def nearest():  # the model, numpy and SQLite all release the GIL
+        v = embedder.embed_query(query)
+        return v, vectors.warm_nearest(index.path, v, depth)
+
+    # The query is embedded, and in a warm process its nearest vectors found, while the
+    # index is brought up to date and searched by keyword.
+    qvec = _in_background(nearest) if embedder is not None and mode != "fts" and query.strip() else None
+    if prepare is not None:
+        notes += prepare()
+    if embedder is not None and mode != "fts" and not index.read_only:
+        fill = vectors.fill(index, embedder, budget=BACKLOG_SECONDS, tidy=False, newest=True)
+        if fill.store_unavailable:
+            notes.append("this index keeps vectors in sqlite-vec, which this Python cannot load: "
+                         "keyword results only (`cursor-memory rebuild` makes an index it can use)")
+    fused = fusion
+    hint = temporal.parse(query, now or clock())
+    counted = {"keyword_only": 0}
+
+    def search(conn):
+        fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
+        vec = []
+        if qvec is not None:
+            if vectors.usable(conn, embedder.identity):
+                v, early = qvec()
+                vec = vector_candidates(conn, v, filters, depth, early)
+                counted["keyword_only"] = vectors.count_pending(conn)
+            else:
+                notes.append("vectors are not available in this index yet: keyword results only")
+        dated = []
+        if hint.start is not None and mode != "vector":  # the days the query names
+            dated = fts_candidates(conn, query, filters.within(hint.start, hint.end), depth)
+        ranked = fuse(fts, vec, *fused, dated=dated)
+        if filters.ref_targets and not query.strip():  # everything about it, newest first
+            ranked = newest(conn, filters, depth)
+        hits = collapse(load_hits(conn, ranked, project))
+        return rerank(conn, hits, hint, hint.rest(query))[:limit]
+
+    hits = index.run(search, vectors=qvec is not None)
+    n = counted["keyword_only"]
+    if n:
+        notes.append(f"{n} records have no vector yet: only a keyword match could find them "
+                     "(`cursor-memory embed` makes their vectors now)")
+    return Results(hits, notes, keyword_only=n)
+
+
+def newest(conn, filters: Filters, depth: int) -> list:
+    """Everything passing the filters, newest first (a `--ref` search with no query)."""
+    where, params = filters.sql()
+    rows = conn.execute(f"SELECT c.pk FROM chunks c WHERE {where or 1} ORDER BY c.timestamp DESC "
+                        "LIMIT ?", (*params, depth)).fetchall()
+    return [Ranked(pk, 1.0 / (i + 1)) for i, (pk,) in enumerate(rows)]
+
+
+def _in_background(fn):
+    """Run fn() in a thread; returns a function that waits for and returns its result (or
+    raises its error)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+    return result

@@ -24,7 +24,9 @@ DEDUPE_SECONDS = 600
 def conversation(root: Path, conversation_id: str):
     """`with conversation(root, cid) as st:` gives that conversation's dict; changes are
     saved when the block ends without an error."""
+    from .files import make_private_dir
     root = Path(root)
+    make_private_dir(root)
     with LockFile(root / "state.lock"):
         data = _load(root)
         convs = data.setdefault("conversations", {})
@@ -48,17 +50,17 @@ def seen_before(st: dict, key: str) -> bool:
 
 
 def _load(root: Path) -> dict:
+    """state.json, or {} when it is missing, broken, or a link (never followed)."""
+    from .files import NOFOLLOW
     try:
-        with open(root / STATE_FILE, encoding="utf-8") as f:
+        fd = os.open(root / STATE_FILE, os.O_RDONLY | NOFOLLOW)
+        with os.fdopen(fd, "r", encoding="utf-8") as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
-    except (FileNotFoundError, ValueError, OSError):
+    except (OSError, ValueError, RecursionError):
         return {}
 
 
 def _save(root: Path, data: dict) -> None:
-    tmp = root / f"{STATE_FILE}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False)
-    os.replace(tmp, root / STATE_FILE)
+    from .files import write_atomic
+    write_atomic(root / STATE_FILE, json.dumps(data, ensure_ascii=False))

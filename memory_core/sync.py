@@ -1,6 +1,21 @@
-"""Files → index. Incremental per file by byte offset; a file that shrank, changed inode or
-changed its first bytes is re-read whole and rows whose ids vanished are removed.
-Idempotent: running it twice, or from two processes at once, gives the same rows.
+"""Files → index, incrementally, resumably, whatever the files hold.
+
+Change detection (docs/formats.md "Sync"): a file whose size, inode, mtime and ctime are what
+the last sync saw is skipped. Otherwise its bytes up to where the last sync stopped are hashed
+and compared with the hash kept then: equal means lines were only appended and reading goes on
+from there; different means something already synced changed (a `git pull --rebase` that put
+the other side's lines first, a same-size rewrite, a compaction) and the file is read again
+whole, its vanished ids removed.
+
+Work is committed in slices of SLICE_LINES records, each in its own transaction with the
+file's progress, so a sync killed at any moment (a hook's timeout) resumes where it stopped,
+and a `deadline` makes it stop between slices and say so (`SyncReport.complete`). A whole
+re-read in slices remembers the ids it has seen in `sync_seen`, so a kill half-way cannot
+lose the removal of vanished ids.
+
+A line that is not a record we can index, whatever it contains, is skipped and reported as
+`file:line: why`; the rest syncs. Symbolic links in the memory folder are neither read nor
+written (doctor lists them).
 """
 from __future__ import annotations
 
@@ -8,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,22 +34,13 @@ from .config import normalize_time
 from .records import FACT_TYPES, KINDS
 from .text import normalize
 
-HEAD_BYTES = 4096
+SLICE_LINES = 2000  # records per transaction: ~0.3 s of text sync
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
+MAX_CORE_BYTES = 1_000_000  # of MEMORY.md indexed; the rest is loaded at session start only
 # A daily line is indexed with the tail of the line before it in the same session, as
 # low-weight keyword context: in a conversation a reply's meaning lives partly in what it
-# answers ("I've been playing for about four months" answers "How long have you been
-# playing the piano?"): LoCoMo R@5 0.59 -> 0.67. 100 to 300 characters score the same;
-# the context makes keyword search ~40% slower on large stores (docs/retrieval.md).
+# answers (docs/retrieval.md "Neighbour context").
 NEIGHBOUR_CHARS = 150
-_COLUMNS = ("id", "content", "type", "memory_type", "entities", "confidence", "source_file",
-            "source_id", "timestamp", "section", "context", "evidence", "norm", "hash")
-_UPSERT = (
-    f"INSERT INTO chunks({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
-    "ON CONFLICT(id) DO UPDATE SET "
-    + ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS[1:])
-    + " WHERE chunks.hash IS NOT excluded.hash OR chunks.source_file IS NOT excluded.source_file"
-)
 
 
 @dataclass
@@ -42,127 +49,363 @@ class SyncReport:
     upserted: int = 0  # chunks added or changed
     removed: int = 0
     skipped: list = field(default_factory=list)  # ["daily/2026-10-01.jsonl:12: not JSON ..."]
-    embedded: int = 0
+    embedded: int = 0  # vectors made by the model
+    reused: int = 0  # vectors copied from a chunk with the same text
     corrections: int = 0  # tombstones, supersedes and fact statuses read
-    notes: list = field(default_factory=list)
+    complete: bool = True  # False: stopped at the deadline, `pending_files` left for later
+    pending_files: int = 0
+    pending_vectors: int = 0
+    private_problems: list = field(default_factory=list)
 
     def __str__(self):
         parts = [f"{self.upserted} chunks added or changed", f"{self.removed} removed"]
-        if self.embedded:
-            parts.append(f"{self.embedded} embedded")
+        if self.embedded or self.reused:
+            parts.append(f"{self.embedded} embedded" + (f", {self.reused} reused" if self.reused else ""))
         if self.skipped:
             parts.append(f"{len(self.skipped)} malformed lines skipped")
+        if not self.complete:
+            parts.append(f"{self.pending_files} files left for the next sync")
+        if self.pending_vectors:
+            parts.append(f"{self.pending_vectors} vectors left for later")
         return ", ".join(parts)
 
 
+# --- the rows -------------------------------------------------------------------------------
+
+_COLUMNS = ("id", "content", "type", "memory_type", "entities", "confidence", "source_file",
+            "source_id", "timestamp", "section", "context", "evidence", "norm", "hash",
+            "line_offset", "embed_hash", "vec_want")
+_UPSERT = (
+    f"INSERT INTO chunks({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+    "ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS[1:] if c != "line_offset")
+    + " WHERE chunks.hash IS NOT excluded.hash OR chunks.source_file IS NOT excluded.source_file"
+)
+_SOURCE_KIND = {"facts.jsonl": "facts", "sessions.jsonl": "sessions", "MEMORY.md": "core"}
+
+
+def source_kind(source_file: str) -> str:
+    """facts / sessions / core / daily: what vec0 filters on (consolidation asks for facts)."""
+    return _SOURCE_KIND.get(source_file, "daily")
+
+
+@dataclass
+class ChunkRow:
+    """One row of `chunks`, as sync writes it. Made with `ChunkRow.make`, which fills the
+    derived fields."""
+    id: str
+    content: str
+    type: str
+    memory_type: str | None
+    entities: list
+    confidence: float
+    source_file: str
+    source_id: str | None
+    timestamp: str | None
+    section: str | None
+    context: str | None
+    evidence: list
+    line_offset: int | None = None
+    norm: str = ""
+    hash: str = ""
+    embed_hash: str | None = None
+    vec_want: str | None = None
+
+    @classmethod
+    def make(cls, *args, **kwargs) -> "ChunkRow":
+        row = cls(*args, **kwargs)
+        row.norm = hashlib.sha1(normalize(row.content).encode()).hexdigest()[:16]
+        row.hash = hashlib.sha1(json.dumps(
+            [row.content, row.type, row.memory_type, row.entities, row.confidence,
+             row.timestamp, row.section, row.context, row.evidence],
+            ensure_ascii=False).encode()).hexdigest()
+        if row.type != "transcript":  # archived turns are keyword-only
+            from .vectors import embed_text
+            row.embed_hash = hashlib.sha1(
+                embed_text(row.content, row.context, row.type).encode()).hexdigest()
+            row.vec_want = hashlib.sha1(json.dumps(
+                [row.embed_hash, row.type, row.memory_type, row.timestamp,
+                 source_kind(row.source_file)]).encode()).hexdigest()
+        return row
+
+    def values(self) -> tuple:
+        return (self.id, self.content, self.type, self.memory_type,
+                json.dumps(self.entities, ensure_ascii=False), self.confidence, self.source_file,
+                self.source_id, self.timestamp, self.section, self.context,
+                json.dumps(self.evidence, ensure_ascii=False), self.norm, self.hash,
+                self.line_offset, self.embed_hash, self.vec_want)
+
+
+# --- which files -----------------------------------------------------------------------------
+
 def source_files(root: Path) -> list[str]:
-    """The source of truth, relative to the memory folder, in sync order. (os.scandir, not
-    pathlib: sessionStart lists a year of daily files on every start.)"""
-    out = [name for name in ("MEMORY.md", "facts.jsonl", "sessions.jsonl")
-           if os.path.isfile(os.path.join(root, name))]
+    """The source of truth, relative to the memory folder, in sync order: MEMORY.md, the
+    summaries, the facts, then the daily files newest first (a sync cut short by its deadline
+    has indexed what a session most likely asks about). Regular files only: a symbolic link
+    is never read. (os.scandir, not pathlib: sessionStart lists a year of files each start.)"""
+    out = [name for name in ("MEMORY.md", "sessions.jsonl", "facts.jsonl")
+           if _regular(os.path.join(root, name))]
     try:
         with os.scandir(os.path.join(root, "daily")) as it:
-            out += sorted("daily/" + e.name for e in it
-                          if e.name.endswith(".jsonl") and e.is_file())
-    except FileNotFoundError:
+            out += sorted(("daily/" + e.name for e in it
+                           if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)),
+                          reverse=True)
+    except (FileNotFoundError, NotADirectoryError):
         pass
     return out
 
 
-def sync_text(conn, root: Path) -> SyncReport:
-    """Bring the chunks (and FTS) in line with the files. One IMMEDIATE transaction, so
-    concurrent syncs queue and each sees the other's result."""
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+# --- sync ----------------------------------------------------------------------------------
+
+def sync_text(conn, root: Path, *, project=None, deadline: float | None = None,
+              fix_modes: bool = True) -> SyncReport:
+    """Bring the chunks (and FTS, refs, corrections) in line with the files, committing as
+    it goes; with `deadline` (time.monotonic()), stop between slices once it has passed."""
+    from .files import private_problems
+
     report = SyncReport()
     root = Path(root)
+    if fix_modes:
+        report.private_problems = private_problems(str(root))
+    if project is None:
+        from .config import project_of_memory
+        project = project_of_memory(root)
+    current = source_files(root)
     with conn.transaction():
-        state = {r[0]: r for r in conn.execute(
-            "SELECT file_path, offset, last_line, size, inode, mtime, head FROM sync_state")}
-        current = source_files(root)
-        for gone in set(state) - set(current):
-            report.removed += conn.execute("DELETE FROM chunks WHERE source_file=?", (gone,)).rowcount
-            report.corrections += conn.execute("DELETE FROM corrections WHERE source_file=?",
-                                               (gone,)).rowcount
-            conn.execute("DELETE FROM sync_state WHERE file_path=?", (gone,))
-            conn.execute("DELETE FROM skipped WHERE file_path=?", (gone,))
-        for rel in current:
-            try:
-                if rel == "MEMORY.md":
-                    _sync_markdown(conn, root, rel, state.get(rel), report)
-                else:
-                    _sync_jsonl(conn, root, rel, state.get(rel), report)
-            except FileNotFoundError:  # pruned while we looked
-                report.removed += conn.execute(
-                    "DELETE FROM chunks WHERE source_file=?", (rel,)).rowcount
-                conn.execute("DELETE FROM sync_state WHERE file_path=?", (rel,))
-        if report.upserted or report.removed or report.corrections:
+        known = {r[0] for r in conn.execute("SELECT file_path FROM sync_state")}
+        for gone in known - set(current):
+            _forget_file(conn, gone, report)
+    for n, rel in enumerate(current):
+        if deadline is not None and time.monotonic() > deadline:
+            report.complete = False
+            report.pending_files = sum(1 for r in current[n:] if not _is_current(conn, root, r))
+            break
+        try:
+            if rel == "MEMORY.md":
+                _sync_markdown(conn, root, rel, report, project)
+            elif not _sync_jsonl(conn, root, rel, report, project, deadline):
+                report.complete = False
+                report.pending_files = 1 + sum(1 for r in current[n + 1:]
+                                               if not _is_current(conn, root, r))
+                break
+        except FileNotFoundError:  # pruned while we looked
+            with conn.transaction():
+                _forget_file(conn, rel, report)
+    if get_dirty(conn):
+        with conn.transaction():
             corrections.apply(conn)
+            conn.execute("DELETE FROM meta WHERE key='corrections_dirty'")
     return report
 
 
-def _unchanged(st, row) -> bool:
-    return row is not None and row[3] == st.st_size and row[4] == st.st_ino and row[5] == st.st_mtime_ns
+def get_dirty(conn) -> bool:
+    return conn.execute("SELECT 1 FROM meta WHERE key='corrections_dirty'").fetchone() is not None
 
 
-def _head(path: Path, upto: int) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha1(f.read(min(upto, HEAD_BYTES))).hexdigest()
+def _mark_dirty(conn) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('corrections_dirty', '1')")
 
 
-def _sync_jsonl(conn, root: Path, rel: str, row, report: SyncReport) -> None:
-    st = os.stat(os.path.join(root, rel))  # every search asks this of every file: no pathlib
-    if _unchanged(st, row):
-        return
-    path = root / rel
-    offset, line_no = (row[1], row[2]) if row else (0, 0)
-    whole = (row is None or st.st_ino != row[4] or st.st_size < offset
-             or (offset and _head(path, offset) != row[6]))
-    # A file never indexed has nothing in the index to replace (a first sync or a rebuild
-    # meets hundreds of them: the deletes below were a third of a 1k-record rebuild).
-    replace = whole and row is not None
-    if whole:
-        offset, line_no = 0, 0
-    if replace:
-        conn.execute("DELETE FROM skipped WHERE file_path=?", (rel,))
-    batch = jsonl.read(path, offset, line_no)
+def _forget_file(conn, rel: str, report: SyncReport) -> None:
+    report.removed += conn.execute("DELETE FROM chunks WHERE source_file=?", (rel,)).rowcount
+    report.corrections += conn.execute("DELETE FROM corrections WHERE source_file=?",
+                                       (rel,)).rowcount
+    for table in ("sync_state", "skipped", "sync_seen"):
+        conn.execute(f"DELETE FROM {table} WHERE file_path=?", (rel,))
+    _mark_dirty(conn)
+
+
+@dataclass
+class _State:
+    offset: int = 0
+    last_line: int = 0
+    size: int | None = None
+    inode: int | None = None
+    mtime: int | None = None
+    ctime: int | None = None
+    prefix: str | None = None
+    complete: int = 0
+    replacing: int = 0
+
+
+def _state(conn, rel: str) -> _State | None:
+    row = conn.execute("SELECT offset, last_line, size, inode, mtime, ctime, prefix, complete, "
+                       "replacing FROM sync_state WHERE file_path=?", (rel,)).fetchone()
+    return _State(*row) if row else None
+
+
+def _same(state: _State | None, st) -> bool:
+    return (state is not None and state.complete == 1 and not state.replacing
+            and (state.size, state.inode, state.mtime, state.ctime)
+            == (st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns))
+
+
+def _is_current(conn, root: Path, rel: str) -> bool:
+    try:
+        return _same(_state(conn, rel), os.lstat(os.path.join(root, rel)))
+    except OSError:
+        return True
+
+
+def _save_state(conn, rel, st, offset, line_no, prefix, complete, replacing) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, size, inode, mtime, "
+        "ctime, prefix, complete, replacing, synced_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (rel, offset, line_no, st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, prefix,
+         int(complete), int(replacing), int(time.time())))
+
+
+def _read(path: str):
+    """(bytes, stat of those bytes) of a regular file; FileNotFoundError for a link."""
+    from .files import NOFOLLOW
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | getattr(os, "O_BINARY", 0))
+    except OSError as e:
+        raise FileNotFoundError(path) from e
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise FileNotFoundError(path)
+        return f.read(), st
+
+
+def _sync_jsonl(conn, root: Path, rel: str, report: SyncReport, project,
+                deadline: float | None) -> bool:
+    """Sync one JSONL file in slices; False when the deadline stopped it before the end."""
+    path = os.path.join(root, rel)
+    state = _state(conn, rel)
+    try:
+        if _same(state, os.lstat(path)):
+            return True
+    except OSError:
+        raise FileNotFoundError(path) from None
+    data, st = _read(path)
+    end = data.rfind(b"\n") + 1  # complete lines only
     report.files += 1
-    chunks, records = {}, {}
+    fresh = state is None
+    if fresh:
+        offset, line_no, replacing, digest = 0, 0, False, hashlib.sha1()
+    else:
+        old = hashlib.sha1(data[:state.offset]) if state.offset <= len(data) else None
+        if old is not None and old.hexdigest() == state.prefix:
+            offset, line_no, replacing, digest = state.offset, state.last_line, bool(state.replacing), old
+        else:  # bytes already synced changed: read it all again, then drop vanished ids
+            offset, line_no, replacing, digest = 0, 0, True, hashlib.sha1()
+            with conn.transaction():
+                for table in ("skipped", "sync_seen"):
+                    conn.execute(f"DELETE FROM {table} WHERE file_path=?", (rel,))
+                report.corrections += corrections.forget_file(conn, rel)
+                _save_state(conn, rel, st, 0, 0, digest.hexdigest(), False, True)
+                _mark_dirty(conn)
     daily = rel.startswith("daily/")
     before: dict = {}  # thread -> content of its last line so far
     if daily and offset:
-        wanted = {t for _, r in batch.records if (t := _thread(r))}
-        before = _last_in_threads(path, rel, offset, wanted) if wanted else {}
-    for n, record in batch.records:
-        thread = _thread(record) if daily else None
+        before = _last_in_threads(data, rel, offset)
+    expected = offset
+    while True:
+        batch = jsonl.read(path, offset, line_no, data=data, limit=SLICE_LINES)
+        digest.update(data[offset:batch.offset])
+        at_end = batch.offset >= end
+        with conn.transaction():
+            now_state = _state(conn, rel)
+            if (now_state is not None and not fresh and now_state.offset != expected) or (
+                    fresh and now_state is not None and now_state.offset != 0):
+                # another process synced this file meanwhile: start over from what it left
+                return _sync_jsonl(conn, root, rel, report, project, deadline)
+            fresh = False
+            _store_batch(conn, rel, batch, report, project, before if daily else None,
+                         replacing)
+            if replacing and at_end:
+                report.removed += conn.execute(
+                    "DELETE FROM chunks WHERE source_file=? AND id NOT IN "
+                    "(SELECT id FROM sync_seen WHERE file_path=?)", (rel, rel)).rowcount
+                conn.execute("DELETE FROM sync_seen WHERE file_path=?", (rel,))
+                replacing = False
+            _save_state(conn, rel, st, batch.offset, batch.line_no, digest.hexdigest(),
+                        at_end, replacing)
+        expected = offset = batch.offset
+        line_no = batch.line_no
+        if at_end:
+            return True
+        if deadline is not None and time.monotonic() > deadline:
+            return False
+
+
+def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, replacing) -> None:
+    """Write one slice's chunks, refs, decisions and corrections; skipped lines noted."""
+    chunks: dict = {}
+    records: dict = {}
+    decisions: dict = {}
+    good = []
+    for ln in batch.lines:
+        record = ln.record
         try:
-            chunk = to_chunk(rel, record, before.get(thread) if thread else None)
-        except ValueError as e:
-            batch.skipped.append((n, str(e)))
+            thread = _thread(record) if before is not None else None
+            row = to_chunk(rel, record, before.get(thread) if thread else None, ln.offset)
+            found = refs.of_record(record, row.content, project) if row is not None else []
+            fixes = corrections.rows_of(rel, record)
+        except Exception as e:  # noqa: BLE001 - whatever a line holds, it is skipped, not fatal
+            batch.skipped.append((ln.number, _reason(e)))
             continue
-        if chunk is not None:
-            chunks[chunk[0]] = chunk  # a later line with the same id is a newer version
-            records[chunk[0]] = record
-            if rel == "sessions.jsonl":
-                chunks.update((p[0], p) for p in parts(chunk))
-            if thread:
-                before[thread] = chunk[1]
+        good.append(record)
+        report.corrections += len(fixes)
+        if fixes or rel == "facts.jsonl":  # a fact's new version replaces its old status
+            corrections.store_rows(conn, rel, record, fixes)
+        if row is None:
+            continue
+        chunks[row.id] = row  # a later line with the same id is a newer version
+        records[row.id] = found
+        if rel == "sessions.jsonl":
+            chunks.update((p.id, p) for p in parts(row))
+            decisions[row.id] = [d for d in record.get("decisions") or [] if isinstance(d, str)]
+        if thread:
+            before[thread] = row.content
     for n, reason in batch.skipped:
         report.skipped.append(f"{rel}:{n}: {reason}")
     if batch.skipped:
         conn.executemany("INSERT OR REPLACE INTO skipped(file_path, line, reason) VALUES (?,?,?)",
                          [(rel, n, reason) for n, reason in batch.skipped])
     if chunks:
-        report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
-        refs.store(conn, [(cid, refs.of_record(records[cid], chunks[cid][1], None))
-                          for cid in chunks if cid in records])  # parts point nowhere
-    report.corrections += corrections.store(conn, rel, [r for _, r in batch.records], whole=replace)
-    if replace:
-        report.removed += _remove_vanished(conn, rel, chunks)
-    last_id = batch.records[-1][1].get("id") if batch.records else None
-    conn.execute(
-        "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, last_id, size, inode, "
-        "mtime, head, synced_at) VALUES (?,?,?,?,?,?,?,?,?)",
-        (rel, batch.offset, batch.line_no, last_id, st.st_size, st.st_ino, st.st_mtime_ns,
-         _head(path, batch.offset) if batch.offset else None, int(time.time())))
+        report.upserted += conn.executemany(_UPSERT, [c.values() for c in chunks.values()]).rowcount
+        conn.executemany("UPDATE chunks SET line_offset=? WHERE id=? AND line_offset IS NOT ?",
+                         [(c.line_offset, c.id, c.line_offset) for c in chunks.values()
+                          if c.line_offset is not None])
+        refs.store(conn, list(records.items()))
+        if decisions:
+            _store_decisions(conn, decisions)
+        if replacing:
+            conn.executemany("INSERT OR IGNORE INTO sync_seen(file_path, id) VALUES (?,?)",
+                             [(rel, cid) for cid in chunks])
+    if chunks or good:
+        _mark_dirty(conn)
+
+
+def _store_decisions(conn, decisions: dict) -> None:
+    ids = list(decisions)
+    pks = dict(conn.execute(f"SELECT id, pk FROM chunks WHERE id IN ({','.join('?' * len(ids))})",
+                            ids))
+    for rid, items in decisions.items():
+        pk = pks.get(rid)
+        if pk is None:
+            continue
+        conn.execute("DELETE FROM decisions WHERE pk=?", (pk,))
+        conn.executemany("INSERT OR REPLACE INTO decisions(pk, n, text) VALUES (?,?,?)",
+                         [(pk, n, text.strip()) for n, text in enumerate(items, 1) if text.strip()])
+
+
+def _reason(e: Exception) -> str:
+    if isinstance(e, ValueError) and type(e) is ValueError:
+        return str(e)[:200]
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return f"{type(e).__name__}: {str(e)[:160]}"
 
 
 def session_of(record: dict) -> str | None:
@@ -181,108 +424,89 @@ def _thread(record: dict):
     return (session, record.get("type") == "transcript") if session else None
 
 
-def _last_in_threads(path: Path, rel: str, offset: int, wanted: set) -> dict:
-    """{thread: content of its last indexed line} for the wanted threads, from the lines
-    just before `offset` (read backwards, at most TAIL_BYTES), so that an appended line gets
-    the same context as in a full read."""
+def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
+    """{thread: content of its last indexed line} from the lines just before `offset` (at
+    most TAIL_BYTES back), so that an appended line gets the same context as in a full read."""
     start = max(0, offset - TAIL_BYTES)
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(offset - start)
-    lines = data.split(b"\n")
+    lines = data[start:offset].split(b"\n")
     if start:
         lines = lines[1:]  # the first one is cut
     out: dict = {}
-    for raw in reversed(lines):
-        if len(out) == len(wanted):
-            break
+    for raw in lines:  # oldest first: the last line of each thread wins
+        record, _ = jsonl.parse(raw) if raw.strip() else (None, None)
+        if record is None:
+            continue
         try:
-            record = json.loads(raw)
-            thread = _thread(record) if isinstance(record, dict) else None
-            if thread in wanted and thread not in out and to_chunk(rel, record) is not None:
+            thread = _thread(record)
+            if thread and to_chunk(rel, record) is not None:
                 out[thread] = record["content"]
-        except (ValueError, KeyError):
+        except Exception:  # noqa: BLE001 - a bad line gives no context
             continue
     return out
 
 
-def _remove_vanished(conn, rel: str, keep: dict) -> int:
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_ids(id TEXT PRIMARY KEY)")
-    conn.execute("DELETE FROM keep_ids")
-    conn.executemany("INSERT OR IGNORE INTO keep_ids VALUES (?)", [(k,) for k in keep])
-    n = conn.execute("DELETE FROM chunks WHERE source_file=? AND id NOT IN (SELECT id FROM keep_ids)",
-                     (rel,)).rowcount
-    conn.execute("DELETE FROM keep_ids")
-    return n
-
-
-def _sync_markdown(conn, root: Path, rel: str, row, report: SyncReport) -> None:
-    st = os.stat(os.path.join(root, rel))
-    if _unchanged(st, row):
+def _sync_markdown(conn, root: Path, rel: str, report: SyncReport, project) -> None:
+    path = os.path.join(root, rel)
+    state = _state(conn, rel)
+    if _same(state, os.lstat(path)):
         return
-    path = root / rel
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    raw, st = _read(path)
     report.files += 1
+    if len(raw) > MAX_CORE_BYTES:
+        from .log import note
+        note(f"MEMORY.md is {len(raw) / 1e6:.1f} MB; its first {MAX_CORE_BYTES // 1_000_000} MB "
+             "is searchable (session start loads it from the file)")
+        raw = raw[:MAX_CORE_BYTES]
+    text = raw.decode("utf-8", errors="replace")
     # Core memory is curated, not dated: a chunk gets no timestamp (the file's mtime would
     # change every chunk's hash, and so re-embed every section, on any edit).
-    stamp = None
-    chunks = {}
+    chunks: dict = {}
     for c in split_markdown(text, rel):
-        context = " / ".join(c.path)
-        chunks[c.id] = _row(c.id, c.content, "core", None, [], 1.0, rel, f"{rel}:{c.line}",
-                            stamp, c.section, context, [c.id])
-        chunks.update((p[0], p) for p in parts(chunks[c.id]))
-    if chunks:
-        report.upserted += conn.executemany(_UPSERT, list(chunks.values())).rowcount
-        project = refs.project_of(root)
-        refs.store(conn, [(cid, refs.extract(c[1], project)) for cid, c in chunks.items()
-                          if parent_of(cid, json.loads(c[11])) is None])  # not the parts
-    report.removed += _remove_vanished(conn, rel, chunks)
-    conn.execute(
-        "INSERT OR REPLACE INTO sync_state(file_path, offset, last_line, size, inode, mtime, "
-        "synced_at) VALUES (?,?,?,?,?,?,?)",
-        (rel, st.st_size, text.count("\n"), st.st_size, st.st_ino, st.st_mtime_ns, int(time.time())))
-
-
-def _row(cid, content, ctype, memory_type, entities, confidence, source_file, source_id,
-         timestamp, section, context, evidence) -> tuple:
-    entities_json = json.dumps(entities, ensure_ascii=False)
-    evidence_json = json.dumps(evidence, ensure_ascii=False)
-    norm = hashlib.sha1(normalize(content).encode()).hexdigest()[:16]
-    digest = hashlib.sha1(json.dumps(
-        [content, ctype, memory_type, entities, confidence, timestamp, section, context, evidence],
-        ensure_ascii=False).encode()).hexdigest()
-    return (cid, content, ctype, memory_type, entities_json, confidence, source_file, source_id,
-            timestamp, section, context, evidence_json, norm, digest)
+        row = ChunkRow.make(c.id, c.content, "core", None, [], 1.0, rel, f"{rel}:{c.line}",
+                            None, c.section, " / ".join(c.path), [c.id])
+        chunks[row.id] = row
+        chunks.update((p.id, p) for p in parts(row))
+    with conn.transaction():
+        if chunks:
+            report.upserted += conn.executemany(_UPSERT, [c.values() for c in chunks.values()]).rowcount
+            refs.store(conn, [(cid, refs.extract(c.content, project)) for cid, c in chunks.items()
+                              if parent_of(cid, c.evidence) is None])  # not the parts
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_ids(id TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM keep_ids")
+        conn.executemany("INSERT OR IGNORE INTO keep_ids VALUES (?)", [(k,) for k in chunks])
+        report.removed += conn.execute(
+            "DELETE FROM chunks WHERE source_file=? AND id NOT IN (SELECT id FROM keep_ids)",
+            (rel,)).rowcount
+        conn.execute("DELETE FROM keep_ids")
+        _save_state(conn, rel, st, st.st_size, text.count("\n"), None, True, False)
+        _mark_dirty(conn)
 
 
 # --- long records are also indexed by their parts ----------------------------------------
 
 # A MEMORY.md section or a session summary holds many facts in one long chunk: BM25 ranks it
-# low for its length and a small embedding model reads only its first 256 tokens. So each of
-# its lines (a summary: sentences, decisions, todos) is indexed as well, as a part: a row
-# with id `<parent id>#part-<n>` and the parent's id as its evidence. Search shows the
-# parent in a part's place (search.load_hits). devmem hybrid R@5 0.729 -> 0.758, vector
-# R@5 0.41 -> 0.51.
+# low for its length and a small embedding model reads only its first tokens. So each of its
+# lines (a summary: sentences, decisions, todos) is indexed as well, as a part: a row with id
+# `<parent id>#part-<n>` and the parent's id as its evidence. Search shows the parent in a
+# part's place (search.load_hits). docs/retrieval.md "Parts of long records".
 PART = "#part-"
 _PIECES = re.compile(r"\n|(?<=[。；;！？!?])|(?<=\.)\s+|(?:Decisions|Todos): ")
 
 
-def parts(row: tuple) -> list:
+def parts(row: ChunkRow) -> list:
     """The part rows of a MEMORY.md chunk or session summary row (none when it has only
     one line worth indexing: then the row is its own part)."""
-    cid, content, ctype, memory_type, _, confidence, source_file, source_id, timestamp, \
-        section, context, _, _, _ = row
     pieces = []
-    for piece in _PIECES.split(content):
-        for text in (piece.split("; ") if ctype == "session_summary" else (piece,)):
+    for piece in _PIECES.split(row.content):
+        for text in (piece.split("; ") if row.type == "session_summary" else (piece,)):
             text = text.strip(" -*|>#;；\t")
             if sum(ch.isalnum() for ch in text) >= 4:
                 pieces.append(text)
     if len(pieces) < 2:
         return []
-    return [_row(f"{cid}{PART}{n}", text, ctype, memory_type, [], confidence, source_file,
-                 source_id, timestamp, section, context, [cid])
+    return [ChunkRow.make(f"{row.id}{PART}{n}", text, row.type, row.memory_type, [],
+                          row.confidence, row.source_file, row.source_id, row.timestamp,
+                          row.section, row.context, [row.id], row.line_offset)
             for n, text in enumerate(pieces, 1)]
 
 
@@ -317,7 +541,7 @@ def _confidence(record: dict, default: float) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"confidence {value!r} is not a number from 0 to 1")
+        raise ValueError(f"confidence {str(value)[:40]} is not a number from 0 to 1")
     return float(value)
 
 
@@ -326,12 +550,13 @@ def _timestamp(record: dict, *keys) -> str:
         if key in record:
             stamp = normalize_time(record[key])
             if stamp is None:
-                raise ValueError(f"{key!r} {record[key]!r} is not an ISO 8601 time")
+                raise ValueError(f"{key!r} {str(record[key])[:60]!r} is not an ISO 8601 time")
             return stamp
     raise ValueError(f"missing {keys[0]!r}")
 
 
-def to_chunk(rel: str, record: dict, neighbour: str | None = None):
+def to_chunk(rel: str, record: dict, neighbour: str | None = None,
+             offset: int | None = None) -> ChunkRow | None:
     """The index row for a record, None for a record that is not searchable (a session
     event), or ValueError naming what is wrong with it. `neighbour`: the content of the
     line before it in the same session (daily lines), kept as context. A daily line's or a
@@ -345,41 +570,45 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None):
         summary = _need_text(record, "summary")
         decisions = _str_list(record, "decisions")
         todos = _str_list(record, "todos")
-        parts = [topic, summary]
+        lines = [topic, summary]
         if decisions:
-            parts.append("Decisions: " + "; ".join(decisions))
+            lines.append("Decisions: " + "; ".join(decisions))
         if todos:
-            parts.append("Todos: " + "; ".join(todos))
-        return _row(rid, "\n".join(parts), "session_summary", "S", [], 1.0, rel,
-                    session_of(record) or rid, _timestamp(record, "timestamp"), None, topic, [rid])
+            lines.append("Todos: " + "; ".join(todos))
+        return ChunkRow.make(rid, "\n".join(lines), "session_summary", "S", [], 1.0, rel,
+                             session_of(record) or rid, _timestamp(record, "timestamp"), None,
+                             topic, [rid], offset)
     if rel == "facts.jsonl":
         content = _need_text(record, "content")
         memory_type = record.get("type")
         if memory_type not in FACT_TYPES:
-            raise ValueError(f"'type' must be one of {'/'.join(FACT_TYPES)}, not {memory_type!r}")
+            raise ValueError(f"'type' must be one of {'/'.join(FACT_TYPES)}, not {str(memory_type)[:20]!r}")
         kind = record.get("kind", "fact")
         evidence = _str_list(record, "evidence") or [rid]
         source = record.get("source") if isinstance(record.get("source"), dict) else {}
-        return _row(rid, content, kind if kind in KINDS else "fact", memory_type,
-                    _str_list(record, "entities"), _confidence(record, 1.0), rel,
-                    str(source.get("id") or rid),
-                    _timestamp(record, "updated_at", "created_at", "timestamp"), None, None, evidence)
+        source_id = source.get("id")
+        return ChunkRow.make(rid, content, kind if kind in KINDS else "fact", memory_type,
+                             _str_list(record, "entities"), _confidence(record, 1.0), rel,
+                             source_id if isinstance(source_id, str) else rid,
+                             _timestamp(record, "updated_at", "created_at", "timestamp"), None,
+                             None, evidence, offset)
     kind = record.get("type")
     if not isinstance(kind, str):
         raise ValueError("missing 'type'")
     if kind == "transcript":  # archived turns: keyword-searchable on request, never embedded
-        return _row(rid, _need_text(record, "content"), "transcript", None, [], 1.0, rel,
-                    session_of(record) or rid, _timestamp(record, "timestamp"), None,
-                    _tail(neighbour), [rid])
+        return ChunkRow.make(rid, _need_text(record, "content"), "transcript", None, [], 1.0,
+                             rel, session_of(record) or rid, _timestamp(record, "timestamp"),
+                             None, _tail(neighbour), [rid], offset)
     if kind not in KINDS:
         return None  # session events are not memories to search
     memory_type = record.get("memory_type")
     if memory_type is not None and not isinstance(memory_type, str):
         raise ValueError("'memory_type' must be text")
-    return _row(rid, _need_text(record, "content"), kind, memory_type,
-                _str_list(record, "entities"), _confidence(record, 0.8 if kind == "preference" else 1.0),
-                rel, session_of(record) or rid, _timestamp(record, "timestamp"), None,
-                _tail(neighbour), [rid])
+    return ChunkRow.make(rid, _need_text(record, "content"), kind, memory_type,
+                         _str_list(record, "entities"),
+                         _confidence(record, 0.8 if kind == "preference" else 1.0),
+                         rel, session_of(record) or rid, _timestamp(record, "timestamp"), None,
+                         _tail(neighbour), [rid], offset)
 
 
 def _tail(text: str | None) -> str | None:

@@ -70,9 +70,13 @@ def turns(path: str, offset: int = 0):
 
 
 def _turn(raw: bytes):
+    """(role, text) of a transcript line, the text cleaned and redacted before it is cut to
+    MAX_TURN_CHARS (cutting first would keep a prefix of a token that ended the turn)."""
+    from .redact import redact
+    from .sanitize import clean
     try:
         obj = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):
         return None
@@ -82,7 +86,7 @@ def _turn(raw: bytes):
         return None
     content = msg.get("content", obj.get("content", obj.get("text")))
     text = _text(content)
-    text = _NOISE.sub("", _WRAPPER.sub("", text)).strip()
+    text = redact(clean(_NOISE.sub("", _WRAPPER.sub("", text)))).strip()
     if not text:
         return None
     if len(text) > MAX_TURN_CHARS:

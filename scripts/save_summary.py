@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Save this session's summary (topic, summary, decisions, todos) to memory. Agent-facing; `--help` for options. Thin over memory_core."""
+"""Save this session's summary (topic, summary, decisions, todos) to memory. Agent-facing; `--help` for options. Needs only the standard library."""
 import os
 import sys
 
 _root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if os.path.isdir(os.path.join(_root, "memory_core")):
-    sys.path.insert(0, _root)  # a checkout runs its own code
+    sys.path.insert(0, _root)  # a checkout or a plugin folder runs its own code
 
 from memory_core.cli import save_summary_main  # noqa: E402
 

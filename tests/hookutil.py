@@ -4,8 +4,8 @@ import json
 
 from memory_core import hooks
 
-SCRIPT_EVENT = {"load_memory.py": "sessionStart", "flush_memory.py": "preCompact",
-                "prompt_session_save.py": "stop", "sync_and_cleanup.py": "sessionEnd"}
+
+
 
 
 def call(event, payload=None, raw=None):

@@ -26,7 +26,7 @@ def _answers(root):
     return ([h.id for h in mem.search(QUERY, mode="vector")],
             mem.search(QUERY, mode="vector", limit=1)[0].content,
             mem.search("缓存", mode="hybrid", limit=1)[0].content,
-            mem.stats()["vector_store"])
+            mem.stats().vector_store)
 
 
 @pytest.mark.parametrize("driver", ["sqlean", "numpy"])
@@ -89,7 +89,7 @@ def test_a_vec0_index_stays_usable_by_a_python_without_sqlite_vec(tmp_path, monk
     hits = mem.search("部署窗口")  # keywords work, and nothing is rebuilt
     assert hits[0].content == "新的事实：部署窗口在周四" and hits[0].vec_rank is None
     assert "rebuilding" not in capsys.readouterr().err
-    assert mem.stats()["vector_store"] == "vec0" and mem.stats()["vectors"] == 4
+    assert mem.stats().vector_store == "vec0" and mem.stats().vectors == 4
     monkeypatch.delenv("CURSOR_MEMORY_SQLITE")
     assert Memory(root).sync().embedded == 1  # a Python that can load it catches up
 
@@ -102,7 +102,7 @@ def test_rebuild_moves_vectors_into_the_store_this_python_can_use(tmp_path, monk
     mem = Memory(root)
     report = mem.rebuild()
     assert report.embedded == 0  # carried over, not recomputed
-    assert mem.stats()["vector_store"] == "vec0"
+    assert mem.stats().vector_store == "vec0"
     assert mem.search(QUERY, mode="vector", limit=1)[0].content == FACTS[0]
 
 

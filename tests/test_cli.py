@@ -76,6 +76,11 @@ def test_the_memory_folder_is_found_flag_then_env_then_project(tmp_path):
     run_script("save_fact.py", "--content", "from git top", env=env, cwd=project / "src")
     assert list((project / ".cursor/skills/memory-data/daily").iterdir())
     other = tmp_path / "other"
+    refused = run_script("save_fact.py", "--content", "nowhere", cwd=project / "src",
+                         env={"CURSOR_PROJECT_DIR": str(other), "CURSOR_MEMORY_DIR": ""})
+    assert refused.returncode == 2 and "not an existing folder" in refused.stderr
+    assert len(refused.stderr.splitlines()) == 1 and not other.exists()  # nothing made
+    other.mkdir()
     run_script("save_fact.py", "--content", "from project env", cwd=project / "src",
                env={"CURSOR_PROJECT_DIR": str(other), "CURSOR_MEMORY_DIR": ""})
     assert list((other / ".cursor/skills/memory-data/daily").iterdir())

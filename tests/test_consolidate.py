@@ -7,7 +7,7 @@ import os
 import pytest
 
 from memory_core import Memory, jsonl
-from memory_core.consolidate import compact_if_needed, consolidate, fact_id, prune, read_facts
+from memory_core.consolidate import compact_if_needed, fact_id, read_facts
 
 
 def facts(mem):
@@ -19,10 +19,10 @@ def test_the_same_fact_saved_twice_becomes_one_fact_with_both_as_evidence(mem, m
     a = mem.save_fact("项目使用 PostgreSQL 16", entities=["postgresql"])
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T09:00:00Z")
     b = mem.save_fact("项目使用 PostgreSQL 16。", entities=["database"], confidence=0.9)
-    report = consolidate(mem)
+    report = mem.consolidate()
     assert (report.new, report.merged) == (1, 1)
     [f] = facts(mem)
-    assert f["id"] == fact_id("项目使用 PostgreSQL 16")
+    assert f["id"] == fact_id(a["id"])  # from its first line: ids are never reused
     assert f["evidence"] == [a["id"], b["id"]]
     assert f["entities"] == ["postgresql", "database"]
     assert (f["created_at"], f["updated_at"]) == ("2026-10-01T09:00:00Z", "2026-10-03T09:00:00Z")
@@ -31,15 +31,15 @@ def test_the_same_fact_saved_twice_becomes_one_fact_with_both_as_evidence(mem, m
 
 def test_consolidation_is_idempotent(mem):
     mem.save_fact("a fact")
-    consolidate(mem)
+    mem.consolidate()
     size = (mem.root / "facts.jsonl").stat().st_size
-    assert consolidate(mem).new == 0
+    assert mem.consolidate().new == 0
     assert (mem.root / "facts.jsonl").stat().st_size == size
 
 
 def test_session_decisions_become_facts(mem):
     s = mem.save_summary("t", "s", decisions=["会话缓存用 Redis", "TTL 6 小时"])
-    consolidate(mem)
+    mem.consolidate()
     got = {f["content"]: f for f in facts(mem)}
     assert set(got) == {"会话缓存用 Redis", "TTL 6 小时"}
     assert got["会话缓存用 Redis"]["evidence"] == [f"{s['id']}#d1"]
@@ -50,10 +50,10 @@ def test_near_duplicates_merge_by_embedding_above_the_threshold(mem):
     mem.save_fact("The local Postgres listens on port 5433 because Homebrew uses 5432")
     mem.save_fact("Local Postgres uses port 5433 since Homebrew's Postgres already takes 5432")
     mem.sync()
-    assert consolidate(mem, mem.embedder()).new == 2  # 0.95 default: a paraphrase is kept apart
+    assert mem.consolidate().new == 2  # 0.95 default: a paraphrase is kept apart
     (mem.root / "facts.jsonl").unlink()
     (mem.root / "config.json").write_text('{"dedup_threshold": 0.8}')
-    report = consolidate(Memory(mem.root), mem.embedder())
+    report = Memory(mem.root).consolidate()
     assert (report.new, report.merged) == (1, 1)
 
 
@@ -62,13 +62,13 @@ def test_different_numbers_are_never_the_same_fact(mem):
     mem.save_fact("Redis cache TTL is 3600 seconds")
     mem.save_fact("Redis cache TTL is 86400 seconds")
     mem.sync()
-    assert consolidate(mem, mem.embedder()).new == 2
+    assert mem.consolidate().new == 2
 
 
 def test_search_shows_the_fact_once_after_consolidation(mem):
     mem.save_fact("API 默认监听 3000 端口")
     mem.save_fact("API 默认监听 3000 端口！")
-    consolidate(mem)
+    mem.consolidate()
     hits = mem.search("3000 端口")
     assert len(hits) == 1 and hits[0].source_file == "facts.jsonl" and len(hits[0].evidence) == 2
 
@@ -114,13 +114,14 @@ def test_retention_prunes_old_consolidated_days_only(mem, monkeypatch):
     mem.save_fact("old and consolidated")
     mem.log_event("session_start", session_id="x")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-06-02T12:00:00Z")
-    consolidate(mem)
+    mem.consolidate()
     mem.save_fact("old and not consolidated yet")
     mem.save_summary("t", "s")
     (mem.root / "MEMORY.md").write_text("# m\n")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     mem.save_fact("recent")
-    pruned, kept = prune(mem)
+    r = mem.prune()
+    pruned, kept = r.pruned, r.kept
     assert pruned == ["2026-06-01.jsonl"] and kept == ["2026-06-02.jsonl"]
     assert {p.name for p in (mem.root / "daily").iterdir()} == {"2026-06-02.jsonl", "2026-10-15.jsonl"}
     for name in ("facts.jsonl", "sessions.jsonl", "MEMORY.md"):
@@ -131,8 +132,8 @@ def test_retention_prunes_old_consolidated_days_only(mem, monkeypatch):
 def test_retention_is_configurable(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T12:00:00Z")
     mem.save_fact("ten days old")
-    consolidate(mem)
+    mem.consolidate()
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-11T12:00:00Z")
-    assert prune(mem) == ([], [])
+    assert (mem.prune().pruned, mem.prune().kept) == ([], [])
     (mem.root / "config.json").write_text('{"retention_days": 7}')
-    assert prune(mem)[0] == ["2026-10-01.jsonl"]
+    assert mem.prune().pruned == ["2026-10-01.jsonl"]

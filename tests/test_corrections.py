@@ -6,8 +6,8 @@ import os
 import pytest
 
 from conftest import run_script
-from memory_core import Memory, MemoryError
-from memory_core.consolidate import consolidate, read_facts
+from memory_core import Memory, UserError
+from memory_core.consolidate import read_facts
 
 
 def ids(hits):
@@ -50,11 +50,11 @@ def test_a_superseded_fact_gives_way_to_its_newest_version(mem):
 def test_unknown_ids_are_refused_and_nothing_is_written(mem):
     mem.save_fact("x")
     n = len(lines(mem))
-    with pytest.raises(MemoryError, match="no memory has the id"):
+    with pytest.raises(UserError, match="no memory has the id"):
         mem.forget("log-20990101-000000-0000000000")
-    with pytest.raises(MemoryError, match="no memory has the id"):
+    with pytest.raises(UserError, match="no memory has the id"):
         mem.save_fact("y", supersedes="fact-doesnotexist")
-    with pytest.raises(MemoryError, match="MEMORY.md is yours"):
+    with pytest.raises(UserError, match="MEMORY.md is yours"):
         mem.forget("MEMORY.md#偏好")
     assert len(lines(mem)) == n
 
@@ -83,17 +83,17 @@ def test_consolidation_honours_forget_and_supersede(mem):
     keep = mem.save_fact("API 默认监听 3000 端口")
     gone = mem.save_fact("前端用 Redux Toolkit")
     old = mem.save_fact("ORM 用 Prisma")
-    consolidate(mem)
+    mem.consolidate()
     mem.forget(gone["id"])
     new = mem.save_fact("ORM 从 Prisma 换成 Drizzle", supersedes=old["id"])
-    consolidate(mem)
+    mem.consolidate()
     facts = {f["content"]: f for f in read_facts(mem.root).values()}
     assert facts["API 默认监听 3000 端口"].get("status", "active") == "active"
     assert facts["前端用 Redux Toolkit"]["status"] == "forgotten"
     assert facts["ORM 用 Prisma"]["status"] == "superseded"
     assert facts["ORM 用 Prisma"]["superseded_by"] == facts["ORM 从 Prisma 换成 Drizzle"]["id"]
     assert facts["ORM 从 Prisma 换成 Drizzle"]["supersedes"] == facts["ORM 用 Prisma"]["id"]
-    assert consolidate(mem).new == 0  # idempotent
+    assert mem.consolidate().new == 0  # idempotent
     shown = ids(mem.search("ORM Prisma Drizzle Redux 端口"))
     assert facts["ORM 从 Prisma 换成 Drizzle"]["id"] in shown
     for hidden in (gone["id"], old["id"], facts["ORM 用 Prisma"]["id"], facts["前端用 Redux Toolkit"]["id"]):
@@ -105,7 +105,7 @@ def test_consolidation_honours_forget_and_supersede(mem):
 def test_forgetting_a_consolidated_fact_hides_the_lines_it_came_from(mem):
     a = mem.save_fact("部署在阿里云 ACK")
     b = mem.save_fact("部署在阿里云 ACK。")
-    consolidate(mem)
+    mem.consolidate()
     fact = next(iter(read_facts(mem.root)))
     assert ids(mem.search("阿里云 ACK", mode="fts")) == [fact]
     mem.forget(fact)
@@ -119,7 +119,7 @@ def test_corrections_survive_a_rebuild_from_scratch(mem):
     v2 = mem.save_fact("the deploy window is Thursday evening", supersedes=v1["id"])
     wrong = mem.save_fact("the on-call phone is 555-0100")
     mem.forget(wrong["id"])
-    consolidate(mem)
+    mem.consolidate()
     expected = ids(mem.search("deploy window on-call phone"))
     os.unlink(mem.root / "index.sqlite")
     fresh = Memory(mem.root)

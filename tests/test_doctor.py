@@ -33,7 +33,7 @@ def test_a_healthy_install_passes(project, capsys):
     code, out = run(mem, proj, capsys)
     assert code == 0, out
     assert "FAIL" not in out
-    for what in ("index vs files", "embedding model", "vector search", "hooks: installed"):
+    for what in ("index vs files", "embedding model", "vector search", "hooks: installed and working"):
         assert what in out
     daily = "".join(p.read_text() for p in (mem.root / "daily").iterdir())
     assert "session_start" not in daily  # the hook probe did not touch the real memory
@@ -96,4 +96,4 @@ def test_summaries_indexed_line_by_line_still_count_once(project, capsys):
     mem.sync()
     code, out = run(mem, proj, capsys)
     assert code == 0, out
-    assert mem.stats()["by_type"]["session_summary"] == 1
+    assert mem.stats().by_type["session_summary"] == 1

@@ -26,12 +26,12 @@ def test_reader_leaves_an_unterminated_last_line_for_later(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_bytes(b'{"id":"1"}\n{"id":"2"')
     batch = jsonl.read(path)
-    assert [r["id"] for _, r in batch.records] == ["1"]
+    assert [r["id"] for r in batch.records] == ["1"]
     assert batch.offset == len(b'{"id":"1"}\n')
     with open(path, "ab") as f:
         f.write(b"}\n")
     more = jsonl.read(path, batch.offset, batch.line_no)
-    assert [(n, r["id"]) for n, r in more.records] == [(2, "2")]
+    assert [(ln.number, ln.record["id"]) for ln in more.lines] == [(2, "2")]
 
 
 def test_torn_line_is_neither_lost_nor_glued_to_the_next_record(tmp_path):
@@ -41,7 +41,7 @@ def test_torn_line_is_neither_lost_nor_glued_to_the_next_record(tmp_path):
     lines = path.read_bytes().splitlines()
     assert lines[1] == b'{"id":"torn","content":"half'  # still there, on its own line
     batch = jsonl.read(path)
-    assert [r["id"] for _, r in batch.records] == ["1", "2"]
+    assert [r["id"] for r in batch.records] == ["1", "2"]
     assert batch.skipped and batch.skipped[0][0] == 2
 
 
@@ -57,7 +57,7 @@ def test_malformed_lines_are_skipped_with_their_line_numbers(tmp_path):
         + b"\n"
         + b'{"id":"ok2"}\n')
     batch = jsonl.read(path)
-    assert [r["id"] for _, r in batch.records] == ["ok1", "ok2"]
+    assert [r["id"] for r in batch.records] == ["ok1", "ok2"]
     assert [n for n, _ in batch.skipped] == [2, 3, 4, 5, 6]
     reasons = " | ".join(r for _, r in batch.skipped)
     for word in ("not JSON", "not a JSON object", "UTF-8", "NUL", "limit"):
@@ -76,5 +76,5 @@ def test_concurrent_appends_from_many_processes_lose_nothing(tmp_path):
         pool.map(_writer, [(path, w, 150) for w in range(8)])
     batch = jsonl.read(path)
     assert not batch.skipped
-    ids = [r["id"] for _, r in batch.records]
+    ids = [r["id"] for r in batch.records]
     assert len(ids) == len(set(ids)) == 8 * 150

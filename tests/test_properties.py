@@ -31,7 +31,7 @@ def test_jsonl_round_trip(records):
             jsonl.append(path, r)
         batch = jsonl.read(path)
     assert not batch.skipped
-    assert [r for _, r in batch.records] == records
+    assert [r for r in batch.records] == records
 
 
 def _fts():

@@ -1,7 +1,7 @@
 """Records as seed 003 defines them, validated on write; ids that never collide."""
 import pytest
 
-from memory_core import Memory, MemoryError
+from memory_core import Memory, UserError
 
 
 def test_fact_record_has_the_seed_fields(mem):
@@ -37,7 +37,7 @@ def test_ids_saved_in_the_same_second_do_not_collide(mem, monkeypatch):
     (dict(content="ok", entities=["x" * 200]), "entity"),
 ])
 def test_bad_facts_are_refused_and_nothing_is_written(mem, kwargs, message):
-    with pytest.raises(MemoryError, match=message):
+    with pytest.raises(UserError, match=message):
         mem.save_fact(**kwargs)
     assert not any(mem.root.joinpath("daily").iterdir())
 

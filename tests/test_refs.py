@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from conftest import run_script
-from memory_core import Memory, MemoryError
-from memory_core.refs import check, extract
+from memory_core import Memory, UserError
+from memory_core.refs import extract
 
 
 @pytest.fixture
@@ -57,9 +57,9 @@ def test_saved_facts_carry_explicit_and_written_references(mem):
     r = mem.save_fact("JWT 签名在 `src/auth/jwt.ts`，密钥轮换见 report:rot-2026",
                       refs=["url:https://jwt.io", "file:./src/auth/jwt.ts"])
     assert r["refs"] == ["url:https://jwt.io", "file:src/auth/jwt.ts", "report:rot-2026"]
-    with pytest.raises(MemoryError, match="kind must be"):
+    with pytest.raises(UserError, match="kind must be"):
         mem.save_fact("x", refs=["folder:abc"])
-    with pytest.raises(MemoryError, match="inside the project"):
+    with pytest.raises(UserError, match="inside the project"):
         mem.save_fact("x", refs=["file:../../etc/passwd"])
 
 
@@ -110,7 +110,7 @@ def test_check_refs_finds_moves_missing_artifacts_and_orphans(mem, project):
     (project / "src/security").mkdir()
     git(project, "mv", "src/auth/jwt.ts", "src/security/jwt.ts")
     git(project, "commit", "-qm", "move")
-    report = check(mem)
+    report = mem.check_refs()
     broken = {ref: suggestion for _, ref, _, suggestion in report["broken"]}
     assert broken == {"chart:def456": None, "file:setup.md": "docs/setup.md",
                       "file:src/auth/jwt.ts": "src/security/jwt.ts"}

@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT
 from hookutil import call, cursor
 from memory_core import Memory, jsonl
-from memory_core.consolidate import consolidate, read_facts
+from memory_core.consolidate import read_facts
 
 STRESS = os.environ.get("CURSOR_MEMORY_STRESS") == "1"
 FORK = multiprocessing.get_context("fork")
@@ -39,7 +39,7 @@ def file_records(root):
     for p in sorted((root / "daily").glob("*.jsonl")):
         batch = jsonl.read(p)
         assert not batch.skipped, batch.skipped
-        out += [r for _, r in batch.records]
+        out += [r for r in batch.records]
     return out
 
 
@@ -106,12 +106,12 @@ def test_two_session_ends_and_a_session_start_at_once(tmp_path):
     mem.save_fact("fact number 7 about the deploy pipeline")  # a duplicate to merge
     env = dict(os.environ, CURSOR_PROJECT_DIR=str(project))
     procs = []
-    for script, payload in [
-        ("sync_and_cleanup.py", cursor("sessionEnd", project, conv="a", reason="window_close")),
-        ("sync_and_cleanup.py", cursor("sessionEnd", project, conv="b", reason="user_close")),
-        ("load_memory.py", cursor("sessionStart", project, conv="c")),
+    for event, payload in [
+        ("sessionEnd", cursor("sessionEnd", project, conv="a", reason="window_close")),
+        ("sessionEnd", cursor("sessionEnd", project, conv="b", reason="user_close")),
+        ("sessionStart", cursor("sessionStart", project, conv="c")),
     ]:
-        procs.append(subprocess.Popen([sys.executable, str(ROOT / "scripts" / script)],
+        procs.append(subprocess.Popen([sys.executable, str(ROOT / "scripts/hook.py"), event],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, env=env, text=True))
         procs[-1].stdin.write(json.dumps(payload))
@@ -160,7 +160,7 @@ def test_kill_9_during_appends_loses_no_confirmed_record(tmp_path):
         p.start()
         _kill_soon(p)
     batch = jsonl.read(path)
-    have = {r["id"] for _, r in batch.records}
+    have = {r["id"] for r in batch.records}
     assert set(confirmed.read_text().split()) <= have  # every record confirmed before a kill
     # Linux can cut a large write() short when SIGKILL arrives between pages, so a killed
     # writer may leave a torn line. It stays a line of its own (the next append ends it
@@ -189,7 +189,7 @@ def _consolidate_forever(root):
     from memory_core.consolidate import compact_if_needed
     mem = Memory(root)
     while True:
-        consolidate(mem)
+        mem.consolidate()
         compact_if_needed(root, force=True)
 
 
@@ -229,7 +229,7 @@ def test_kill_9_during_consolidation_and_compaction_loses_nothing(big):
         _kill_soon(p, 0.05, 0.6)
         batch = jsonl.read(big.root / "facts.jsonl") if (big.root / "facts.jsonl").exists() else None
         assert batch is None or not batch.skipped
-    consolidate(big)
+    big.consolidate()
     facts = read_facts(big.root)
     owned = sorted(e for f in facts.values() for e in f["evidence"])
     assert owned == sorted(f"log-{d}-{i}" for d in range(1, 6) for i in range(400))
@@ -249,12 +249,11 @@ def _set_meta(root, key, value):
     db.close()
 
 
-def test_an_index_from_an_older_schema_is_rebuilt(big, capsys):
+def test_an_index_from_an_older_schema_is_rebuilt(big, caplog):
     big.sync(embed=False)
     _set_meta(big.root, "schema_version", "0")
     assert big.search("service-7", mode="fts")
-    err = capsys.readouterr().err
-    assert err.count("rebuilding") == 1 and "schema_version" in err
+    assert caplog.text.count("rebuilding") == 1 and "schema_version" in caplog.text
 
 
 def test_vectors_of_another_dimension_are_remade(mem, capsys):

@@ -11,8 +11,8 @@ import sys
 from conftest import ROOT
 
 
-def hook(script, payload, env):
-    out = subprocess.run([sys.executable, str(ROOT / "scripts" / script)], input=json.dumps(payload),
+def hook(event, payload, env):
+    out = subprocess.run([sys.executable, str(ROOT / "scripts/hook.py"), event], input=json.dumps(payload),
                          capture_output=True, text=True, env=env, cwd=payload["workspace_roots"][0],
                          timeout=120)
     assert out.returncode == 0, out.stderr
@@ -35,32 +35,32 @@ def test_two_sessions_remember_each_other(tmp_path):
 
     # --- session A ---
     a = dict(common, conversation_id="conv-A", generation_id="gA1")
-    start = hook("load_memory.py", dict(a, hook_event_name="sessionStart", session_id="conv-A",
+    start = hook("sessionStart", dict(a, hook_event_name="sessionStart", session_id="conv-A",
                                         is_background_agent=False, composer_mode="agent"), env)
     assert "No memories yet" in start["additional_context"]
     agent("save_fact.py", "--content", "会话缓存使用 Redis，TTL 为 21600 秒", "--type", "W",
           "--entities", "redis,cache", "--session", "conv-A", env=env)
     agent("save_fact.py", "--content", "The user prefers two-space indentation", "--type", "O",
           "--confidence", "0.9", "--session", "conv-A", env=env)
-    stop = hook("prompt_session_save.py", dict(a, hook_event_name="stop", status="completed",
+    stop = hook("stop", dict(a, hook_event_name="stop", status="completed",
                                                loop_count=0), env)
     assert stop["followup_message"].startswith("[Session Save]")
     # the agent follows the instructions it was given
-    assert "save_summary.py" in stop["followup_message"]
+    assert "save_summary.py" in stop["followup_message"] or "save-summary" in stop["followup_message"]
     agent("save_summary.py", "--session", "conv-A", "--topic", "会话缓存方案",
           "--summary", "确定用 Redis 做会话缓存，TTL 6 小时；讨论了失效策略和连接池。",
           "--decision", "会话缓存用 Redis", "--todo", "给连接池加监控", env=env)
-    again = hook("prompt_session_save.py", dict(a, hook_event_name="stop", generation_id="gA2",
+    again = hook("stop", dict(a, hook_event_name="stop", generation_id="gA2",
                                                 status="completed", loop_count=1), env)
     assert again == {}
-    assert hook("sync_and_cleanup.py", dict(a, hook_event_name="sessionEnd", session_id="conv-A",
+    assert hook("sessionEnd", dict(a, hook_event_name="sessionEnd", session_id="conv-A",
                                             reason="user_close", duration_ms=600000,
                                             is_background_agent=False,
                                             final_status="completed"), env) == {}
 
     # --- session B ---
     b = dict(common, conversation_id="conv-B", generation_id="gB1")
-    context = hook("load_memory.py", dict(b, hook_event_name="sessionStart", session_id="conv-B",
+    context = hook("sessionStart", dict(b, hook_event_name="sessionStart", session_id="conv-B",
                                           is_background_agent=False, composer_mode="agent"),
                    env)["additional_context"]
     assert "会话缓存使用 Redis，TTL 为 21600 秒" in context

@@ -1,0 +1,127 @@
+"""The one way cursor-memory tells someone something on the side: the `cursor_memory`
+logger of the standard `logging` module.
+
+Who runs us decides where it goes: the CLI sends it to stderr as `cursor-memory: …`, a hook
+to hooks.log in the memory folder (`route_to_stderr`, `route_to_file`); a library user gets
+Python's default (warnings on stderr) or configures the logger as usual. `logging` costs
+~25 ms to import, more than saving a fact is allowed to take, so it is imported only when
+there is something to say.
+
+What belongs in an answer (why search results are keyword-only, ...) is not logged: it is
+part of the result (`search.Results.notes`).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+NAME = "cursor_memory"
+_configure = None  # called with the logger the first time it is used
+
+
+def note(message: str) -> None:
+    """Something the user may want to know (a rebuild, a skipped line, a fallback)."""
+    logger().warning(message)
+
+
+def debug(message: str) -> None:
+    logger().debug(message)
+
+
+def logger():
+    import logging
+
+    global _configure
+    lg = logging.getLogger(NAME)
+    if _configure is not None:
+        configure, _configure = _configure, None
+        configure(lg)
+    return lg
+
+
+def _reset(lg) -> None:
+    for handler in list(lg.handlers):
+        lg.removeHandler(handler)
+    lg.propagate = False
+
+
+def route_to_stderr(prefix: str = "cursor-memory: ") -> None:
+    """Notices as one line each on stderr, with control characters shown harmlessly."""
+    global _configure
+
+    def configure(lg):
+        import logging
+        _reset(lg)
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(prefix + "%(message)s"))
+        lg.addHandler(handler)
+        lg.setLevel(logging.INFO)
+    _configure = configure
+    if "logging" in sys.modules:  # already in use: apply now
+        logger()
+
+
+def route_to_file(folder_fn, event: str) -> None:
+    """Notices of a hook as lines of `<folder>/hooks.log` (see `append_log`), prefixed with
+    the event; `folder_fn()` names the folder when the first line is written."""
+    global _configure
+
+    def configure(lg):
+        import logging
+
+        class HooksLog(logging.Handler):
+            def emit(self, record):
+                try:
+                    append_log(folder_fn(), f"{event}: {record.getMessage()}")
+                except Exception:  # noqa: BLE001 - logging must never break a hook
+                    pass
+        _reset(lg)
+        lg.addHandler(HooksLog())
+        lg.setLevel(logging.INFO)
+    _configure = configure
+    if "logging" in sys.modules:
+        logger()
+
+
+LOG_FILE = "hooks.log"
+LOG_MAX_BYTES = 1_000_000
+
+
+def fallback_folder() -> str:
+    """Where logs go when the memory folder cannot take them: the user's cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cursor-memory")
+
+
+def append_log(folder, message: str) -> str | None:
+    """One line in `<folder>/hooks.log`, else in the user cache's hooks.log (a read-only or
+    missing memory folder). Rotated at LOG_MAX_BYTES; never through a symbolic link (a link
+    by that name is replaced: the log is ours). Returns the file written, or None. Never
+    raises."""
+    from .files import make_private_dir, open_append, replace_link
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    line = f"{stamp} {message}\n".encode("utf-8", "replace")
+    for place in ([os.fspath(folder)] if folder else []) + [fallback_folder()]:
+        try:
+            if place == fallback_folder():
+                make_private_dir(place)
+            elif not os.path.isdir(place):
+                continue
+            path = os.path.join(place, LOG_FILE)
+            replace_link(path)
+            try:
+                if os.lstat(path).st_size > LOG_MAX_BYTES:
+                    os.replace(path, path + ".1")
+            except FileNotFoundError:
+                pass
+            fd = open_append(path)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            return path
+        except Exception:  # noqa: BLE001 - try the next place
+            continue
+    return None

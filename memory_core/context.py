@@ -19,7 +19,7 @@ from .sanitize import render_document, render_item
 
 DEFAULT_BUDGET = 8000  # characters; Claude Code caps injected context at 10,000
 MAX_FACTS = 15
-MAX_CORE_READ = 4_000_000  # bytes of MEMORY.md read for the context (it is cut to the budget)
+MAX_CORE_READ = 1_000_000  # bytes of MEMORY.md read for the context (it is cut to the budget)
 RULES_FILE = Path(".cursor") / "rules" / "memory-context.mdc"
 
 
@@ -127,14 +127,16 @@ def last_summary(root: Path):
     return best
 
 
-def _read_core(root: Path) -> str:
+def _read_core(root: Path) -> tuple:
+    """(MEMORY.md's first MAX_CORE_READ bytes as text, whether the file goes on past them)."""
     from .files import NOFOLLOW
     try:
         fd = os.open(Path(root) / "MEMORY.md", os.O_RDONLY | NOFOLLOW)
     except OSError:
-        return ""
+        return "", False
     with os.fdopen(fd, "rb") as f:
-        return f.read(MAX_CORE_READ).decode("utf-8", errors="replace")
+        data = f.read(MAX_CORE_READ + 1)
+    return data[:MAX_CORE_READ].decode("utf-8", errors="ignore"), len(data) > MAX_CORE_READ
 
 
 def build(root: Path, index=None, *, project=None, search_command: str | None = None) -> str:
@@ -148,11 +150,17 @@ def build(root: Path, index=None, *, project=None, search_command: str | None = 
     facts = (index.run(lambda conn: recent_facts(conn, today, project)) if index is not None
              else recent_facts_from_files(root, today))
     summary = last_summary(root)
-    md = _read_core(root)
+    md, more = _read_core(root)
 
     items: list = []  # [priority, kind, text]: the lowest priority goes first when over budget
-    for i, section in enumerate(s for s in sections(md) if s.text().strip()):
-        items.append([1_000_000 - i, "core", render_document(section.text())])
+    for i, section in enumerate(s for s in sections(md) if s.heading or any(x.strip() for x in s.lines)):
+        raw = section.text()
+        if len(raw) > budget:  # never shown past the budget: render only what could be
+            raw = raw[:budget] + "\n…"
+        items.append([1_000_000 - i, "core", render_document(raw)])
+    if more:
+        items.append([1_000_000 - len(items), "core",
+                      "…(MEMORY.md goes on past its first MB; search finds the rest)"])
     if summary:
         items.append([500, "summary", _render_summary(summary)])
     shown = f"{summary['id']}#" if summary and isinstance(summary.get("id"), str) else None
@@ -179,19 +187,25 @@ _DROPPED_NOTE = 90  # characters reserved for "(N older or less certain items le
 
 
 def _select(head: str, tail: str, items: list, budget: int) -> list:
-    """The items to show: by priority, each while it fits (a section title counted once, the
-    note about what was left out reserved); the first core section is cut to fit rather
-    than left out. One pass: linear in the number of items, whatever the file size."""
+    """The items to show, in one pass by priority, each while it fits (a section title
+    counted once, the note about what was left out reserved). MEMORY.md comes first but
+    leaves the summary and the recent facts up to a third of the budget; a first section
+    too long to fit is cut rather than left out. Linear in the number of items, whatever the
+    size of MEMORY.md."""
     used = len(head) + len(tail) + 4 + _DROPPED_NOTE
     kept, titled = [], set()
+    rest = min(budget // 3, sum(len(t) + 2 for _, k, t in items if k != "core")
+               + sum(len(_TITLES.get(k, "")) + 1 for k in {k for _, k, _ in items if k != "core"}))
     for item in sorted(items, key=lambda it: -it[0]):
         priority, kind, text = item
-        cost = len(text) + 1 + (len(_TITLES.get(kind, "")) + 1 if kind not in titled else 0)
-        if used + cost > budget:
-            room = budget - used - (len(_TITLES["core"]) + 1 if kind not in titled else 0) - 60
-            if kind == "core" and not any(k == "core" for _, k, _ in kept) and room > 200:
+        title = len(_TITLES.get(kind, "")) + 1 if kind not in titled else 0
+        cost = len(text) + 1 + title
+        limit = budget - (rest if kind == "core" else 0)
+        if used + cost > limit:
+            room = limit - used - title - 60
+            if kind == "core" and "core" not in titled and room > 200:
                 text = text[:room] + "\n…(cut for space; the rest of MEMORY.md is in the file)"
-                cost = len(text) + 1 + len(_TITLES["core"]) + 1
+                cost = len(text) + 1 + title
             else:
                 continue
         used += cost

@@ -156,20 +156,25 @@ def session_start(mem, payload: dict, host: str, project: Path) -> dict:
     from . import state
     from .context import write_rules_file
 
+    from .errors import StorageError
+
     conv = conversation_of(payload)
     deadline = time.monotonic() + SESSION_START_SYNC_SECONDS
     text = mem.context(search_command=script_command("search_memory.py"), deadline=deadline)
-    if not mem.index.read_only:
-        with state.conversation(mem.root, conv) as st:
-            first = not state.seen_before(
-                st, f"start:{payload.get('generation_id') or payload.get('source') or ''}")
-        if first:
-            mem.log_event("session_start", session_id=conv, workspace=str(project),
-                          source=payload.get("source") if host == "claude" and isinstance(
-                              payload.get("source"), str) else None)
-        write_rules_file(project, text)
-    else:
+    if mem.index.read_only:
         log.note("the memory folder is read-only: context from what is there, nothing written")
+    else:
+        try:  # bookkeeping: a full disk must not cost the session its context
+            with state.conversation(mem.root, conv) as st:
+                first = not state.seen_before(
+                    st, f"start:{payload.get('generation_id') or payload.get('source') or ''}")
+            if first:
+                mem.log_event("session_start", session_id=conv, workspace=str(project),
+                              source=payload.get("source") if host == "claude" and isinstance(
+                                  payload.get("source"), str) else None)
+            write_rules_file(project, text)
+        except StorageError as e:
+            log.note(f"{e}; the context is given, the session start is not recorded")
     if host == "claude":
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     return {"additional_context": text}

@@ -449,8 +449,9 @@ class Index:
     @contextmanager
     def connect(self, *, vectors: bool = False):
         """A connection for one operation, under the shared index lock (read-only and
-        unlocked when the folder refuses writes). Raises NeedsRebuild when the file must be
-        rebuilt first, StorageError when the disk is the problem."""
+        unlocked when the folder refuses writes; read-only when the disk is full or failing,
+        so what is there still answers). Raises NeedsRebuild when the file must be rebuilt
+        first, StorageError when the disk is the problem."""
         lock = self._lock()
         read_only = lock is None
         try:
@@ -461,21 +462,35 @@ class Index:
                     raise StorageError(f"cannot repair {self.path}: {e.strerror}") from None
             elif not os.path.isfile(self.path) or os.path.islink(self.path):
                 raise IndexError_("the memory folder is read-only and has no usable index")
+            conn = self._open(vectors, read_only)
             try:
-                conn = open_connection(self.path, vectors=vectors, read_only=read_only)
-            except driver_errors() as e:
-                raise as_error(e, self.path) from None
-            try:
-                try:
-                    ensure_schema(conn)
-                except driver_errors() as e:
-                    raise as_error(e, self.path) from None
                 yield conn
             finally:
                 conn.close()
         finally:
             if lock is not None:
                 lock.release()
+
+    def _open(self, vectors: bool, read_only: bool):
+        """An open connection with the schema checked; a full or failing disk falls back to
+        a read-only one."""
+        try:
+            conn = open_connection(self.path, vectors=vectors, read_only=read_only)
+        except driver_errors() as e:
+            if not read_only and classify(e) in (FULL, IO) and os.path.isfile(self.path):
+                return self._open(vectors, True)
+            raise as_error(e, self.path) from None
+        try:
+            ensure_schema(conn)
+        except driver_errors() as e:
+            conn.close()
+            if not read_only and classify(e) in (FULL, IO):
+                return self._open(vectors, True)
+            raise as_error(e, self.path) from None
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def run(self, fn, *, vectors: bool = False):
         """fn(conn) on the index. Damage (NeedsRebuild, a corrupt file) is answered by a

@@ -124,6 +124,9 @@ class Memory:
 
         def text(conn):
             if conn.read_only:
+                if not self.index.read_only:  # the folder is writable, its disk is not
+                    from .log import note
+                    note("the disk refuses writes (full, or failing): the index is used as it is")
                 return SyncReport()
             return sync_text(conn, self.root, project=self.project, deadline=deadline)
 
@@ -219,7 +222,14 @@ class Memory:
         summary), fenced as data and within `context_budget` characters. Built from the
         files alone when the index is not ready by `deadline`."""
         from . import context
-        report = self.sync(embed=False, deadline=deadline)
+        from .errors import StorageError
+        from .sync import SyncReport
+        try:
+            report = self.sync(embed=False, deadline=deadline)
+        except StorageError as e:  # a full disk: the index as it is still answers
+            from .log import note
+            note(f"could not bring the index up to date ({e}); using it as it is")
+            report = SyncReport()
         index = self.index
         if not report.complete:
             index = None

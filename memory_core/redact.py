@@ -25,7 +25,7 @@ from __future__ import annotations
 
 # (kind, literals any of which must occur in the lowercased text, pattern, group to replace
 # or 0 for the whole match). Patterns are compiled on first use.
-_SECRET_WORDS = r"(?:passwords?|passwd|pass|pwd|secrets?|tokens?|api[_\- ]?keys?|access[_\- ]?keys?|" \
+_SECRET_WORDS = r"(?:passwords?|passwd|pwd|secrets?|tokens?|api[_\- ]?keys?|access[_\- ]?keys?|" \
                 r"private[_\- ]?keys?|secret[_\- ]?keys?|client[_\- ]?secrets?|credentials?|auth[_\- ]?tokens?|" \
                 r"passphrase|密码|口令|密钥|令牌|秘钥)"
 _VALUE = r"(\"[^\"\s]{6,}\"|'[^'\s]{6,}'|[^\s\"',;，。；、）)]{6,})"
@@ -34,9 +34,6 @@ _RULES = [
     ("private key", ("private", "-----end"),
      r"(?i)-----\s*BEGIN[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----[\s\S]*?"
      r"(?:-----\s*END[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----|$)", 0),
-    ("private key", ("-----end",),
-     r"(?i)(?:[A-Za-z0-9+/=]{16,}[ \t]*\r?\n?[ \t]*){2,}-----\s*END[ A-Z0-9]*PRIVATE\s+KEY"
-     r"(?:\s+BLOCK)?\s*-----", 0),
     ("aws key", ("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa", "a3t"),
      r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[0-9A-Z]{16}\b", 0),
     ("aws secret key", ("secret", "aws"),
@@ -70,6 +67,22 @@ _RULES = [
     ("vault token", ("hvs.", "hvb."), r"\bhv[sb]\.[A-Za-z0-9_\-]{24,}", 0),
     ("grafana token", ("glc_", "glsa_"), r"\b(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8})", 0),
     ("jwt", ("eyj",), r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0),
+    ("1password token", ("ops_",), r"\bops_eyJ[A-Za-z0-9+/=_\-]{60,}", 0),
+    ("adobe key", ("p8e-",), r"\bp8e-[A-Za-z0-9]{32}\b", 0),
+    ("alibaba key", ("ltai",), r"\bLTAI[A-Za-z0-9]{12,24}\b", 0),
+    ("artifactory token", ("akcp", "cmvmd"), r"\b(?:AKCp[A-Za-z0-9]{60,80}|cmVmd[A-Za-z0-9]{50,70})\b", 0),
+    ("bedrock key", ("absk",), r"\bABSK[A-Za-z0-9+/=]{60,}", 0),
+    ("facebook token", ("eaa",), r"\bEAA[A-Za-z0-9]{90,}", 0),
+    ("42 secret", ("s-s4t2",), r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b", 0),
+    ("notion token", ("ntn_", "secret_"), r"\b(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})\b", 0),
+    ("sourcegraph token", ("sgp_",), r"\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b", 0),
+    ("teams webhook", ("webhook.office.com",),
+     r"https://[A-Za-z0-9.\-]*webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]+", 0),
+    ("slack webhook", ("hooks.slack.com",),
+     r"(?<!https://)hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{20,}", 0),
+    ("gitlab token", ("gl", "gr1348941"),
+     r"\b(?:gl(?:cbt|imt|ptt|agent|oas|ft|soat|cbt|ffct)-[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})", 0),
+    ("twilio sid", ("ac",), r"\bAC[a-f0-9]{32}\b", 0),
     # credentials in context
     ("password", ("://",), r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:([^\s@/?#]+)@", 1),
     ("secret", ("?", "&"),
@@ -79,7 +92,7 @@ _RULES = [
     ("secret", ("authorization", "bearer", "basic"),
      r"(?i)(?:\bauthorization\b\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)?\s*|\bbearer\s+|\bbasic\s+)"
      r"([A-Za-z0-9._~+/\-]{8,}=*)", 1),
-    ("password", ("-u", "--user"), r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']+:([^\s\"']{3,})", 1),
+    ("password", ("-u", "--user"), r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']*:([^\s\"']{3,})", 1),
     ("secret", ("accountkey", "sharedaccesskey"),
      r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{16,})", 1),
 ]
@@ -87,17 +100,21 @@ _RULES = [
 # A secret name given a value: `DB_PASS=…`, `"password": "…"`, `secret: …`. The name may
 # carry prefixes and suffixes (SMTP_PWD, aws_secret_access_key); the value is at least 6
 # characters and not a reference to where the secret lives ($VAR, process.env.X, <…>).
-_ASSIGNMENT = (r"(?i)((?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*" + _SECRET_WORDS +
-               r"(?:[_.\-][A-Za-z0-9]+)*[\"']?\s*(?:[:=：]|=>)\s*)" + _VALUE)
+_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:[A-Za-z0-9]+[_.\-])*(?i:" + _SECRET_WORDS +
+               r")(?:[_.\-][A-Za-z0-9]+)*[\"']?\s*(?:[:=：]|=>)\s*)" + _VALUE)
+# A weaker name (`cloudant_pw`, `sentry-key`, `db_auth`) counts only with a value that looks
+# like a secret: so `sort_key: created_at` stays.
+_LOOKS_SECRET = (r"((?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
+                 r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
+_WEAK_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:(?:[A-Za-z0-9]+[_.\-])+(?i:pw|pass|keys?|auth)|(?i:pass))"
+                    r"[\"']?\s*(?:[:=：]|=>)\s*[\"']?)" + _LOOKS_SECRET)
 # Prose: "the password is …", "password hunter2…", "新的 password 是 …", "密码为 …". The
 # value must look like a secret (a digit or a symbol, or mixed case, 6+ characters), so
 # "password reset flow" and "token bucket" are left alone.
-_PROSE = (r"(?i)(?<![A-Za-z0-9_\-])(" + _SECRET_WORDS +
-          r"(?![A-Za-z0-9_\-])(?:\s*(?:is|was|are|of|for|=|:|：|是|为|為|改成|改为|设为|设置为|:)?\s*)"
-          r"(?:\s*(?:is|now|set to|to)\s+)?)"
-          r"((?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
-          r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
-_NAME_LITERALS = ("pass", "pwd", "secret", "token", "key", "credential", "auth", "密码", "口令",
+_PROSE = (r"(?<![A-Za-z0-9_\-])(?<!REDACTED:)((?i:" + _SECRET_WORDS +
+          r")(?![A-Za-z0-9_\-])(?:\s*(?i:is|was|are|of|for|=|:|：|是|为|為|改成|改为|设为|设置为)?\s*)"
+          r"(?:\s*(?i:is|now|set to|to)\s+)?)" + _LOOKS_SECRET)
+_NAME_LITERALS = ("pass", "pwd", "_pw", "-pw", ".pw", "secret", "token", "key", "credential", "auth", "密码", "口令",
                   "密钥", "令牌", "秘钥")
 
 _compiled: dict = {}
@@ -121,10 +138,36 @@ def redact(text: str) -> str:
         if any(lit in lower for lit in literals):
             text = _sub(pattern, group, kind, text)
             lower = text.lower()
+    if "-----" in text and "end" in lower:
+        text = _key_bodies(text)
     if any(name in lower for name in _NAME_LITERALS):
         text = _re(_ASSIGNMENT).sub(_assignment, text)
+        text = _re(_WEAK_ASSIGNMENT).sub(_assignment, text)
         text = _re(_PROSE).sub(_assignment, text)
     return text
+
+
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _key_bodies(text: str) -> str:
+    """A private key's body and END line pasted without its BEGIN line: from the END line,
+    walk back over base64 and whitespace (a linear scan: a regex here backtracked for
+    minutes on a public key block)."""
+    out, pos = [], 0
+    for m in _re(r"-----\s*END[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----").finditer(text):
+        start = m.start()
+        i = start
+        while i > pos and (text[i - 1] in _BASE64 or text[i - 1] in " \t\r\n"):
+            i -= 1
+        while i < start and text[i] in " \t\r\n":
+            i += 1
+        if sum(1 for ch in text[i:start] if ch in _BASE64) >= 40:
+            out.append(text[pos:i])
+            out.append("[REDACTED:private key]")
+            pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _sub(pattern: str, group: int, kind: str, text: str) -> str:

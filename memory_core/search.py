@@ -305,7 +305,9 @@ def collapse(hits: list) -> list:
     out: list[Hit] = []
     owner: dict[str, int] = {}
     for h in hits:
-        keys = [h.id, *h.evidence] + ([f"norm:{h.norm}"] if h.norm else [])
+        # the same text merges only within one status: "Redis" superseded by "Memcached" and
+        # "Redis" again, active, are two moments of a --history chain, not one record
+        keys = [h.id, *h.evidence] + ([f"norm:{h.status}:{h.norm}"] if h.norm else [])
         slot = next((owner[k] for k in keys if k in owner), None)
         if slot is None:
             owner.update({k: len(out) for k in keys})

@@ -36,7 +36,7 @@ from .text import normalize
 
 SLICE_LINES = 2000  # records per transaction: ~0.3 s of text sync
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
-MAX_CORE_BYTES = 1_000_000  # of MEMORY.md indexed; the rest is loaded at session start only
+MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
 # A daily line is indexed with the tail of the line before it in the same session, as
 # low-weight keyword context: in a conversation a reply's meaning lives partly in what it
 # answers (docs/retrieval.md "Neighbour context").
@@ -454,8 +454,8 @@ def _sync_markdown(conn, root: Path, rel: str, report: SyncReport, project) -> N
     report.files += 1
     if len(raw) > MAX_CORE_BYTES:
         from .log import note
-        note(f"MEMORY.md is {len(raw) / 1e6:.1f} MB; its first {MAX_CORE_BYTES // 1_000_000} MB "
-             "is searchable (session start loads it from the file)")
+        note(f"MEMORY.md is {len(raw) / 1e6:.1f} MB; its first {MAX_CORE_BYTES // 1000} KB are "
+             "searchable (session start reads it from the file)")
         raw = raw[:MAX_CORE_BYTES]
     text = raw.decode("utf-8", errors="replace")
     # Core memory is curated, not dated: a chunk gets no timestamp (the file's mtime would

@@ -62,3 +62,134 @@ def test_saved_facts_and_summaries_are_redacted(mem):
     raw = "".join(p.read_text() for p in mem.root.rglob("*.jsonl"))
     assert "Sup3rS3cret" not in raw and "Z9y8X7w6" not in raw and "abcdef123456" not in raw
     assert "[REDACTED" in r["content"] and "[REDACTED" in s["summary"]
+
+
+# --- issue #14: every format, every field ---------------------------------------------------------
+# (format, the part that must not reach disk). Each is stored by save_fact --content and by
+# every other field that reaches disk.
+FORMATS = [
+    ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("password=hunter2hunter2", "hunter2hunter2"),
+    ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnop"),
+    ("https://admin:hunter2hunter2@host/x", "hunter2hunter2"),
+    ("https://api.example.com/v1?api_key=abc123def456ghi789&token=zyx987wvu654&sig=QmFzZTY0U2lnbmF0dXJl",
+     "abc123def456"),
+    ("https://api.example.com/v1?api_key=abc123def456ghi789&token=zyx987wvu654&sig=QmFzZTY0U2lnbmF0dXJl",
+     "zyx987wvu654"),
+    ("https://api.example.com/v1?api_key=abc123def456ghi789&token=zyx987wvu654&sig=QmFzZTY0U2lnbmF0dXJl",
+     "QmFzZTY0U2lnbmF0dXJl"),
+    ("with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    ("The AWS secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    ("DefaultEndpointsProtocol=https;AccountName=myacct;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9v"
+     "YmFyYmF6cXV4==;EndpointSuffix=core.windows.net", "Zm9vYmFyYmF6"),
+    ("https://myacct.blob.core.windows.net/c/b?sv=2022-11-02&ss=b&sig=abcDEF123%2Bghi456JKL789mno%3D",
+     "abcDEF123"),
+    ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "MfKQ9r8GKYqr"),
+    ("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", "TwL2iGABf9DH"),
+    ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghijklmnop"),
+    ("shpat_0123456789abcdef0123456789abcdef", "shpat_0123456789"),
+    ("dop_v1_" + "0123456789abcdef" * 4, "dop_v1_0123456789"),
+    ("Discord bot token MTA0NTE0MjM4NzY1NDMyMTIzNA.GhT8pQ.abcdefghijklmnopqrstuvwxyz0123456789AB",
+     "MTA0NTE0MjM4NzY1"),
+    ("Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "9f8e7d6c5b4a3928"),
+    ("Authorization: Basic dXNlcjpodW50ZXIyaHVudGVyMg==", "dXNlcjpodW50ZXIy"),
+    ("curl -u admin:hunter2hunter2 https://host/api", "hunter2hunter2"),
+    ("redis://:s3cr3tpassw0rd@cache.internal:6379/0", "s3cr3tpassw0rd"),
+    ("DB_PASS=Xk9#mP2$vL7q", "Xk9#mP2"),
+    ("SMTP_PWD=correcthorsebattery", "correcthorsebattery"),
+    ("The password is hunter2hunter2", "hunter2hunter2"),
+    ("password hunter2hunter2", "hunter2hunter2"),
+    ("pass: hunter2hunter2", "hunter2hunter2"),
+    ("api_key：sk_abcdef0123456789", "sk_abcdef0123456789"),
+    ("新的 password 是 hunter2hunter2", "hunter2hunter2"),
+    ("-----begin rsa private key-----\nMIIEowIBAAKCAQEA7bq9dQ1234abcd\n-----end rsa private key-----",
+     "MIIEowIBAAKCAQEA7bq9dQ"),
+    ("-----BEGIN  PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END  PRIVATE KEY-----",
+     "MIIEvQIBADANBgkqhkiG9w0B"),
+    ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+     "abcdefghijklmnop\n-----END RSA PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0B"),
+]
+
+
+@pytest.mark.parametrize("text,secret", FORMATS, ids=[f"{i}:{t[:24]}" for i, (t, _) in enumerate(FORMATS)])
+def test_every_format_is_redacted_in_every_field(mem, tmp_path, text, secret):
+    entity = text.replace(",", " ").replace("\n", " ")
+    mem.save_fact(text, entities=[entity] if len(entity) <= 100 else None,
+                  refs=[f"url:https://h.example/p?token={secret}"] if "\n" not in secret else None)
+    mem.save_summary(text[:200].replace("\n", " "), f"summary {text}", decisions=[f"decided {text}"],
+                     todos=[f"todo {text}"])
+    mem.forget(mem.save_fact("a fact to forget")["id"], reason=text[:150])
+    transcript = tmp_path / "t.jsonl"
+    turn = "x" * 15_990 + " " + text  # ends in the secret, past the length a turn is cut to
+    import json
+    transcript.write_text(json.dumps({"role": "user", "message": {"content": [
+        {"type": "text", "text": turn}]}}) + "\n")
+    from memory_core import transcript as tr
+    (_, archived), = tr.turns(str(transcript))[0]
+    mem.log_event("transcript", session_id="s", role="user", content=archived)
+    disk = "".join(p.read_text(encoding="utf-8") for p in mem.root.rglob("*.jsonl"))
+    assert secret not in disk and secret[:12] not in disk
+    assert "[REDACTED" in disk
+
+
+def test_a_cut_turn_keeps_no_prefix_of_a_token_it_ended_in(tmp_path):
+    """Redact first, then cut: a turn ending in a token kept `ghp_abcdefghijklmno …[21
+    characters cut]` before."""
+    import json
+    from memory_core import transcript as tr
+    path = tmp_path / "t.jsonl"
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    path.write_text(json.dumps({"role": "assistant", "message": {"content": [
+        {"type": "text", "text": "y" * (tr.MAX_TURN_CHARS - 15) + " " + token}]}}) + "\n")
+    [(_, text)] = tr.turns(str(path))[0]
+    assert "ghp_abc" not in text and "[REDACTED" in text
+
+
+NOT_SECRETS = [
+    "fixed in commit 3f9a1c02be4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f",
+    "request 123e4567-e89b-12d3-a456-426614174000",
+    "set JWT_SECRET in the env",
+    "the password_hash column is bcrypt",
+    "token bucket rate limiter with 100 tokens",
+    "TTL 为 21600 秒",
+    "use `sqlite-vec` 0.1.9",
+    "first pass: we read the logs",
+    "sort_key: created_at",
+    "token lifetime is 30 minutes",
+    "创建了 Secret orbit-api-secrets，里面放 JWT_SECRET",
+    "Frontend perf pass: first-load JS was 1.2MB",
+    "password reset flow sends an email",
+]
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_ordinary_text_is_left_alone(text):
+    assert redact(text) == text
+
+
+def test_a_small_png_in_a_code_sample_is_left_alone():
+    """Base64 without a secret name is not redacted: a rule for "long random-looking
+    strings" would take commit hashes, ids and image data with it (docs/security.md)."""
+    png = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+           "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+    assert redact(f"<img src=\"{png}\">") == f"<img src=\"{png}\">"
+
+
+def test_a_redaction_marker_is_never_redacted_again():
+    once = redact("postgresql://orbit:hunter2x@localhost:5432/orbit")
+    assert once == "postgresql://orbit:[REDACTED:password]@localhost:5432/orbit" == redact(once)
+
+
+@pytest.mark.parametrize("text", [
+    "-----BEGIN PGP PUBLIC KEY BLOCK-----\n" + ("mQINBGZ" + "A" * 57 + "\n") * 40 + "-----END PGP PUBLIC KEY BLOCK-----",
+    ("A" * 63 + "\n") * 200 + "-----END CERTIFICATE-----",
+    "a_" * 5000 + "x = 1",
+    "password " * 3000,
+    "https://" + "a:" * 3000 + "@x",
+    "?key=" + "&key=" * 3000,
+])
+def test_hostile_text_is_redacted_in_linear_time(text):
+    import time
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 0.5

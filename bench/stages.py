@@ -96,9 +96,9 @@ def main(argv=None) -> int:
                 beside(lambda q: top_ours(ours.embed_query(q)), keyword))
         measure("keyword search alone, again last", keyword)
 
-    mem._run(run, vectors=True)
+    mem.index.run(run, vectors=True)
     command, commit = provenance("stages.py", argv)
-    out = {"store": str(args.store), "chunks": mem.stats().get("chunks"), "commit": commit,
+    out = {"store": str(args.store), "chunks": mem.stats().chunks, "commit": commit,
            "command": command, "cpus": os.cpu_count(), "results": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=1) + "\n")

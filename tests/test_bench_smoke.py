@@ -37,7 +37,7 @@ def test_the_perf_suite_runs_on_a_small_store(tmp_path):
     assert r["save_fact"]["median"] > 0 and r["session_start"]["imports_heavy"] == []
     assert r["search_inproc"]["ours"]["n"] == 40 and r["search_hybrid_cold"]["rss_mb"] > 0
     table = out.with_suffix(".md").read_text()
-    for what in ("save_fact.py wall", "load_memory.py, nothing new", "text-only sync",
+    for what in ("save_fact.py wall", "sessionStart hook, new conversation, nothing new", "text-only sync",
                  "embedding sync", "hybrid search in process", "--mode fts, cold",
                  "hybrid, cold", "peak RSS", "index.sqlite size", "full rebuild"):
         assert what in table

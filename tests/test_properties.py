@@ -78,3 +78,52 @@ def _memory():
 @given(TEXT | MIXED)
 def test_search_never_raises(query):
     _memory().search(query, mode="fts", sync=False)
+
+
+# --- any value in any field: skipped, never fatal (issue #13, finding 4) ----------------------------
+
+FIELDS = ["id", "type", "memory_type", "kind", "content", "entities", "confidence", "timestamp",
+          "created_at", "updated_at", "session_id", "source", "refs", "supersedes", "target",
+          "reason", "evidence", "status", "superseded_by", "topic", "summary", "decisions", "todos"]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-10**30, max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=40)
+    | st.sampled_from(["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "", "W", "fact",
+                       "forget", "superseded", "log-x", "MEMORY.md#x", "\u202e", "sum-1#d1"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hostile=st.dictionaries(st.sampled_from(FIELDS), json_values, min_size=1, max_size=6),
+       where=st.sampled_from(["daily", "facts.jsonl", "sessions.jsonl"]))
+def test_any_value_in_any_field_never_stops_sync_search_context_or_consolidation(tmp_path_factory, hostile, where):
+    import json as _json
+
+    from memory_core import Memory, context, doctor
+    root = tmp_path_factory.mktemp("m")
+    good = {"daily": {"id": "log-good", "type": "fact", "memory_type": "W", "content": "the good record",
+                      "entities": [], "confidence": 1.0, "timestamp": "2026-10-01T00:00:00Z"},
+            "facts.jsonl": {"id": "fact-good", "type": "W", "content": "the good record",
+                            "evidence": ["log-a"], "created_at": "2026-10-01T00:00:00Z",
+                            "updated_at": "2026-10-01T00:00:00Z"},
+            "sessions.jsonl": {"id": "sum-good", "session_id": "s", "topic": "the good record",
+                               "summary": "s", "decisions": ["d"], "todos": [],
+                               "timestamp": "2026-10-01T00:00:00Z"}}[where]
+    bad = dict(good, **hostile)
+    path = root / ("daily/2026-10-01.jsonl" if where == "daily" else where)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        line = _json.dumps(bad, ensure_ascii=False, allow_nan=True)
+    except (ValueError, RecursionError):
+        return
+    path.write_text(_json.dumps(good) + "\n" + line + "\n" + _json.dumps(dict(good, id=good["id"] + "2")) + "\n",
+                    encoding="utf-8")
+    mem = Memory(root)
+    mem.sync(embed=False)
+    ids = {h.id for h in mem.search("good record", mode="fts", limit=20, history=True)}
+    assert good["id"] + "2" in ids or any(i.startswith(good["id"]) for i in ids)
+    context.build(root, mem.index)
+    context.build(root, None)
+    mem.consolidate()
+    list(doctor.checks(mem, None))

@@ -20,7 +20,7 @@ The ALiBi bias is computed in the graph from the sequence length. The folder hol
 tokenizer files (all-MiniLM-L6-v2's, the only ones offline). The real model's tokenizer is
 a BPE one with a Chinese vocabulary; WordPiece makes every Chinese character its own token,
 so Chinese texts have as many or more tokens here than with the real tokenizer: the token
-counts, hence the times, are an upper bound for Chinese, about right for English. Ids of the
+counts, hence the times, are an upper bound for Chinese, comparable for English. Ids of the
 30522-word vocabulary index the 61056-row embedding table like any other ids.
 
     python bench/standin_model.py /tmp/standin            # build (once), load, embed 64 texts

@@ -246,7 +246,7 @@ def consolidate(index, root: Path, *, model: str | None = None, deadline: float 
         owner_now: dict = {}  # item -> fact made or joined in this run
         new_supersedes: dict = {}  # target -> fact id, this run
         for n, cand in enumerate(todo):
-            if deadline is not None and n % 50 == 0 and time.monotonic() > deadline:
+            if deadline is not None and n and n % 50 == 0 and time.monotonic() > deadline:
                 report.deferred += len(todo) - n
                 break
             norm = norm_hash(cand.content)

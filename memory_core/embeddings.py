@@ -20,6 +20,11 @@ WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaf
                      else os.cpu_count() or 1))
 MAX_BATCH = 32  # texts
 BATCH_TOKENS = 2048  # texts x the longest one's tokens: a batch's padded size
+# Tokens of a text the model reads. jina's reads 8,192, but attention's memory grows with the
+# square: one batch of 256-token texts took 3.5 GB with the default's shape (docs/benchmarks.md
+# "Production model"). A MEMORY.md chunk is at most ~400 tokens, and a long record is also
+# indexed line by line (sync.parts), so nothing is lost to the cut.
+MAX_TOKENS = 512
 
 
 def plan_batches(texts: list, workers: int = WORKERS) -> list:
@@ -152,9 +157,20 @@ def _load(name: str, path: str | None) -> Embedder:
     except Exception:  # noqa: BLE001 - a missing or broken download, whatever fastembed raises
         raise UserError(f"embedding model {name} is not downloaded "
                         "(run `cursor-memory model download`); keyword search only") from None
+    _cap_tokens(model)
     embedder = Embedder(name, model, name)
     _LOADED[key] = embedder
     return embedder
+
+
+def _cap_tokens(model) -> None:
+    """Truncate inputs at MAX_TOKENS (or the model's own limit, if smaller)."""
+    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    if tokenizer is None or not hasattr(tokenizer, "enable_truncation"):
+        return
+    current = (tokenizer.truncation or {}).get("max_length") or MAX_TOKENS
+    tokenizer.enable_truncation(max_length=min(current, MAX_TOKENS),
+                                direction=(tokenizer.truncation or {}).get("direction", "right"))
 
 
 def _quiet_fastembed() -> None:

@@ -292,8 +292,8 @@ def cleanup(mem, project: Path) -> None:
         remove_stale_temps(mem.root)
         report = mem.sync(embed=True, deadline=started + SESSION_END_SECONDS * SESSION_END_EMBED_SHARE)
         if report.complete:
-            done = mem.consolidate(deadline=end - 3)
-            pruned = mem.prune() if time.monotonic() < end - 2 else None
+            done = mem.consolidate(deadline=end, embed=False)  # vectors: made just above
+            pruned = mem.prune() if time.monotonic() < end else None
             mem.embed(budget=0.0)  # the new facts' vectors are copies of their lines'
             log.note(f"{done.new} new facts, {done.merged} merged, {done.deferred} waiting, "
                      f"{done.statuses} status changes; pruned {pruned.pruned if pruned else 'later'}"

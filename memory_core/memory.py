@@ -242,13 +242,13 @@ class Memory:
 
     # --- maintenance -------------------------------------------------------------------
 
-    def consolidate(self, *, deadline: float | None = None):
-        """Fold new lines and decisions into facts.jsonl (consolidate.py), then sync it. The
-        lines' vectors are made first (until `deadline`): a line without one waits for the
-        next run before it can join a near-duplicate."""
+    def consolidate(self, *, deadline: float | None = None, embed: bool = True):
+        """Fold new lines and decisions into facts.jsonl (consolidate.py), then sync it. With
+        `embed`, the lines' vectors are made first (until `deadline`): a line without one
+        waits for the next run before it can join a near-duplicate."""
         from . import consolidate
         embedder = self.embedder(quiet=True)
-        self.sync(embed=True, deadline=deadline)
+        self.sync(embed=embed, deadline=deadline)
         report = consolidate.consolidate(self.index, self.root, deadline=deadline,
                                          model=embedder.identity if embedder else None)
         self.sync(embed=False)

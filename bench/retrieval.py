@@ -28,7 +28,23 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 DEFAULT_DATA = Path(os.environ.get("CURSOR_MEMORY_BENCH_DATA", REPO.parent / "shared" / "bench"))
-MODES = ("fts", "vector", "hybrid")
+OWN_DATA = REPO / "bench" / "data"  # stores written for this project (held out, distractors)
+MODES = ("fts", "vector", "hybrid", "bm25")
+# Tune and check halves (docs/retrieval.md "Method"): LoCoMo by conversation (the tuning of
+# earlier work used conv-26/30/41), every other store by a stable hash of the query id.
+# Stores written only to check (heldout-*) are check data whole.
+TUNE_STORES = {"locomo/conv-26", "locomo/conv-30", "locomo/conv-41"}
+CHECK_STORES = {"locomo/conv-42", "locomo/conv-43"}
+
+
+def half_of(store: str, qid: str) -> str:
+    """'tune' or 'check' for a query."""
+    import hashlib
+    if store in TUNE_STORES:
+        return "tune"
+    if store in CHECK_STORES or store.startswith("heldout"):
+        return "check"
+    return "tune" if int(hashlib.sha1(qid.encode()).hexdigest()[:8], 16) % 2 == 0 else "check"
 # "Now" for relative dates in queries ("上周", "yesterday"): fixed where the data says what
 # "today" is (devmem: 2026-10-15), otherwise the time of the store's newest record (a store
 # is read as if searched right after its last save), so every run gives the same numbers.
@@ -44,9 +60,22 @@ def find_stores(data: Path, names: list[str]) -> list[tuple[str, Path]]:
     return stores
 
 
+def records_of(folder: Path) -> Path:
+    """The folder holding a store's records: itself, or the shared store its STORE file
+    names (questions written later for the same records)."""
+    if (folder / "STORE").exists():
+        return DEFAULT_DATA / (folder / "STORE").read_text().strip()
+    return folder
+
+
 def store_now(name: str, folder: Path) -> str:
+    if (folder / "STORE").exists():
+        name = (folder / "STORE").read_text().strip()
+        folder = records_of(folder)
     if name in FIXED_NOW:
         return FIXED_NOW[name]
+    if (folder / "NOW").exists():  # a store that says what "today" is
+        return (folder / "NOW").read_text().strip()
     newest = None
     for f in sorted((folder / "daily").glob("*.jsonl")):
         for line in open(f, encoding="utf-8"):
@@ -76,27 +105,45 @@ def score(gold: list[str], hits) -> dict:
             "top1": 1.0 if hits and matches(gold[0], hits[0]) else 0.0}
 
 
-def run_store(name: str, folder: Path, modes, max_queries: int | None, work: Path) -> dict:
+def run_store(name: str, folder: Path, modes, max_queries: int | None, work: Path,
+              split: str = "all", distract: int = 0) -> dict:
     from memory_core import Memory
 
+    if split != "all" and (name in TUNE_STORES and split == "check" or name in CHECK_STORES
+                           and split == "tune" or name.startswith("heldout") and split == "tune"):
+        return {"records": 0, "queries": 0, "sync_seconds": 0, "now": "",
+                "modes": {m: {"queries": [], "latency_ms": []} for m in modes}}
     dest = work / name.replace("/", "_")
-    shutil.copytree(folder, dest, ignore=shutil.ignore_patterns("queries.jsonl", "index.sqlite*"))
+    data = records_of(folder)
+    shutil.copytree(data, dest, ignore=shutil.ignore_patterns("queries.jsonl", "index.sqlite*", "NOW",
+                                                              "README.md", "STORE"))
+    if distract:
+        import distractors
+        distractors.mix_in(dest, name, abs(distract), interleave=distract < 0)
     os.environ["CURSOR_MEMORY_NOW"] = store_now(name, folder)
     mem = Memory(dest)
     t = time.perf_counter()
     report = mem.sync()
     sync_s = time.perf_counter() - t
     queries = [json.loads(line) for line in open(folder / "queries.jsonl", encoding="utf-8")]
-    queries = [q for q in queries if q.get("evidence_ids")]
+    queries = [q for q in queries if q.get("evidence_ids")
+               and (split == "all" or half_of(name, q["qid"]) == split)]
     if max_queries:
         queries = queries[:max_queries]
     out = {"records": report.upserted, "queries": len(queries), "sync_seconds": round(sync_s, 2),
            "now": os.environ["CURSOR_MEMORY_NOW"], "modes": {}}
+    baseline = None
     for mode in modes:
         rows, latencies = [], []
         for q in queries:
             t = time.perf_counter()
-            hits = mem.search(q["question"], limit=10, mode=mode, sync=False)
+            if mode == "bm25":
+                if baseline is None:
+                    import bm25
+                    baseline = bm25.Index(dest)
+                hits = baseline.search(q["question"], 10)
+            else:
+                hits = mem.search(q["question"], limit=10, mode=mode, sync=False)
             latencies.append((time.perf_counter() - t) * 1000)
             rows.append(dict(score(q["evidence_ids"], hits), qid=q["qid"],
                              category=str(q.get("category_name") or q.get("category") or "all")))
@@ -166,8 +213,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("datasets", nargs="*", help="stores or datasets (default: all)")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of stores")
-    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--modes", default="fts,vector,hybrid,bm25")
     ap.add_argument("--max-queries", type=int, help="per store (smoke runs)")
+    ap.add_argument("--split", default="all", choices=("all", "tune", "check"),
+                    help="only the tune or the check half of the queries (see half_of)")
+    ap.add_argument("--distract", type=int, default=0,
+                    help="mix N x the store's records of unrelated ones in, in sessions of their "
+                         "own; -N: inside the store's own conversations (bench/distractors.py)")
+    ap.add_argument("--own", action="store_true", help="also the stores of bench/data (held out)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "retrieval.json")
     ap.add_argument("--configured-model", action="store_true",
                     help="embed with CURSOR_MEMORY_MODEL / CURSOR_MEMORY_MODEL_PATH (e.g. the "
@@ -179,6 +232,8 @@ def main(argv=None) -> int:
     if not args.configured_model:
         use_offline_model()
     stores = find_stores(args.data, args.datasets)
+    if args.own:
+        stores += find_stores(OWN_DATA, args.datasets)
     if not stores:
         print(f"no stores under {args.data}", file=sys.stderr)
         return 2
@@ -187,7 +242,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="cursor-memory-bench-") as work:
         for name, folder in stores:
             t = time.perf_counter()
-            per_store[name] = run_store(name, folder, modes, args.max_queries, Path(work))
+            per_store[name] = run_store(name, folder, modes, args.max_queries, Path(work),
+                                        args.split, args.distract)
             print(f"{name}: {per_store[name]['records']} chunks, {per_store[name]['queries']} "
                   f"queries, {time.perf_counter() - t:.1f} s", file=sys.stderr)
     results = build_results(per_store, modes)
@@ -197,6 +253,7 @@ def main(argv=None) -> int:
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "model": (os.environ.get("CURSOR_MEMORY_MODEL", "?") if args.configured_model
                   else f"{MODEL_NAME} (int8 ONNX, offline test model)"),
+        "split": args.split, "distract": args.distract,
         "seconds": round(time.perf_counter() - started, 1),
         "results": results,
     }

@@ -84,6 +84,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, entities, type)
     VALUES (new.pk, cm_terms(new.content), {_FTS_ENTITIES.format('new')}, new.type);
+END;
+-- only facts and parts have evidence other than themselves: a string test spares the rest
+CREATE TRIGGER IF NOT EXISTS chunks_evidence_ai AFTER INSERT ON chunks
+WHEN new.evidence IS NOT '["' || new.id || '"]' BEGIN
     {_EVIDENCE_ROWS};
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
@@ -92,6 +96,7 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     DELETE FROM refs WHERE pk = old.pk;
     DELETE FROM evidence WHERE pk = old.pk;
     DELETE FROM decisions WHERE pk = old.pk;
+    DELETE FROM mentions WHERE pk = old.pk;
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, entities, context, type ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, entities, type)
@@ -111,6 +116,11 @@ CREATE INDEX IF NOT EXISTS evidence_pk ON evidence(pk);
 CREATE TABLE IF NOT EXISTS decisions (     -- a session summary's decisions, for consolidation
     pk INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (pk, n)
 );
+CREATE TABLE IF NOT EXISTS mentions (     -- days a record names ("上周二", "yesterday"), local dates
+    pk INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mentions_pk ON mentions(pk);
+CREATE INDEX IF NOT EXISTS mentions_first ON mentions(first);
 CREATE TABLE IF NOT EXISTS refs (          -- what a chunk points at (docs/formats.md "refs")
     pk INTEGER NOT NULL,                   -- chunks.pk
     ref TEXT NOT NULL,                     -- file:src/a.ts#L3, url:..., artifact:abc123

@@ -232,9 +232,10 @@ def of_record(record: dict, content: str, project: Path | None) -> list[str]:
     return list(dict.fromkeys(out + extract(content, project)))[:MAX_REFS]
 
 
-def store(conn, items) -> None:
-    """items: [(chunk id, [ref, ...])]: replace each chunk's rows in the refs table."""
-    items = [(cid, refs) for cid, refs in items]
+def store(conn, items, *, fresh: bool = False) -> None:
+    """items: [(chunk id, [ref, ...])]: replace each chunk's rows in the refs table (`fresh`:
+    the chunks are new, nothing to replace)."""
+    items = [(cid, refs) for cid, refs in items if refs or not fresh]
     if not items:
         return
     pks = {}
@@ -244,7 +245,8 @@ def store(conn, items) -> None:
         pks.update({cid: pk for pk, cid in conn.execute(
             f"SELECT pk, id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)})
     rows = []
-    conn.executemany("DELETE FROM refs WHERE pk=?", [(pk,) for pk in pks.values()])
+    if not fresh:
+        conn.executemany("DELETE FROM refs WHERE pk=?", [(pk,) for pk in pks.values()])
     for cid, refs in items:
         pk = pks.get(cid)
         if pk is None:

@@ -111,6 +111,7 @@ class Filters:
     until: str | None = None
     ref_targets: list | None = None  # file paths (with their former names) or ids
     history: bool = False  # also forgotten and superseded records
+    during: tuple | None = None  # (since, until UTC, first, last local day): written or named then
 
     def sql(self, alias: str = "c"):
         """(WHERE fragment over chunks, params). Archived transcripts only when asked for;
@@ -136,19 +137,27 @@ class Filters:
         if self.until:
             clauses.append(f"{alias}.timestamp <= ?")
             params.append(self.until)
+        if self.during:
+            since, until, first, last = self.during
+            clauses.append(f"({alias}.timestamp >= ? AND {alias}.timestamp <= ? OR {alias}.pk IN "
+                           "(SELECT pk FROM mentions WHERE first <= ? AND last >= ?))")
+            params += [since, until, last, first]
         return " AND ".join(clauses), params
 
     def plain(self) -> bool:
         """Only the default filters (no forgotten, superseded or transcript records)?"""
         return not (self.types or self.memory_types or self.since or self.until
-                    or self.ref_targets or self.history)
+                    or self.ref_targets or self.history or self.during)
 
     def within(self, start, end) -> "Filters":
-        """These filters, narrowed to [start, end) (aware datetimes)."""
+        """These filters, narrowed to records written in [start, end) (aware local
+        midnights) or that name a day in it."""
+        from dataclasses import replace
+
         from .config import iso
-        since, until = iso(start), iso(end - timedelta(seconds=1))
-        return Filters(self.types, self.memory_types, max(self.since or since, since),
-                       min(self.until or until, until), self.ref_targets, self.history)
+        last = end - timedelta(seconds=1)
+        return replace(self, during=(iso(start), iso(last), start.date().isoformat(),
+                                     last.date().isoformat()))
 
     def vec0(self):
         """The same filters on vec0's metadata columns."""
@@ -443,7 +452,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 notes.append("vectors are not available in this index yet: keyword results only")
         dated = []
         if hint.start is not None and mode != "vector":  # the days the query names
-            dated = fts_candidates(conn, query, filters.within(hint.start, hint.end), depth)
+            during = filters.within(hint.start, hint.end)
+            dated = fts_candidates(conn, query, during, depth) or (
+                [(r.pk, r.score) for r in newest(conn, during, depth)])  # only time words
         ranked = fuse(fts, vec, *fused, dated=dated)
         if filters.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, filters, depth)

@@ -115,16 +115,17 @@ class ChunkRow:
     def make(cls, *args, **kwargs) -> "ChunkRow":
         row = cls(*args, **kwargs)
         row.norm = hashlib.sha1(normalize(row.content).encode()).hexdigest()[:16]
-        row.hash = hashlib.sha1(json.dumps(
-            [row.content, row.type, row.memory_type, row.entities, row.confidence,
-             row.timestamp, row.section, row.context, row.evidence],
-            ensure_ascii=False).encode()).hexdigest()
+        # \x1f (unit separator) between the fields: cheaper than JSON, unambiguous for text
+        row.hash = hashlib.sha1("\x1f".join(
+            [row.content, str(row.type), str(row.memory_type), "\x1e".join(row.entities),
+             repr(row.confidence), str(row.timestamp), str(row.section), str(row.context),
+             "\x1e".join(row.evidence)]).encode()).hexdigest()
         if row.type != "transcript":  # archived turns are keyword-only
             from .vectors import embed_text
             row.embed_hash = hashlib.sha1(
                 embed_text(row.content, row.context, row.type).encode()).hexdigest()
-            row.vec_want = hashlib.sha1(json.dumps(
-                [row.embed_hash, row.type, row.memory_type, row.timestamp,
+            row.vec_want = hashlib.sha1("\x1f".join(
+                [row.embed_hash, str(row.type), str(row.memory_type), str(row.timestamp),
                  source_kind(row.source_file)]).encode()).hexdigest()
         return row
 
@@ -164,6 +165,45 @@ def _regular(path: str) -> bool:
 
 # --- sync ----------------------------------------------------------------------------------
 
+class _Tx:
+    """One IMMEDIATE transaction kept open across small files and committed every
+    SLICE_LINES records, so a first sync of 366 small daily files is a few commits, not
+    366, and a big file is still committed in slices (a kill loses at most one). `epoch`
+    counts commits: after one, a file's progress is read again (another process may have
+    gone on with it)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.open = False
+        self.work = 0
+        self.epoch = 0
+
+    def begin(self) -> None:
+        if not self.open:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.open = True
+
+    def done(self, n: int) -> None:
+        self.work += n
+        if self.work >= SLICE_LINES:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.open:
+            self.conn.execute("COMMIT")
+            self.open = False
+            self.work = 0
+            self.epoch += 1
+
+    def rollback(self) -> None:
+        if self.open:
+            try:
+                self.conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the error that got us here matters more
+                pass
+            self.open = False
+
+
 def sync_text(conn, root: Path, *, project=None, deadline: float | None = None,
               fix_modes: bool = True) -> SyncReport:
     """Bring the chunks (and FTS, refs, corrections) in line with the files, committing as
@@ -178,30 +218,38 @@ def sync_text(conn, root: Path, *, project=None, deadline: float | None = None,
         from .config import project_of_memory
         project = project_of_memory(root)
     current = source_files(root)
-    with conn.transaction():
+    tx = _Tx(conn)
+    try:
+        tx.begin()
         known = {r[0] for r in conn.execute("SELECT file_path FROM sync_state")}
         for gone in known - set(current):
             _forget_file(conn, gone, report)
-    for n, rel in enumerate(current):
-        if deadline is not None and time.monotonic() > deadline:
-            report.complete = False
-            report.pending_files = sum(1 for r in current[n:] if not _is_current(conn, root, r))
-            break
-        try:
-            if rel == "MEMORY.md":
-                _sync_markdown(conn, root, rel, report, project)
-            elif not _sync_jsonl(conn, root, rel, report, project, deadline):
+        for n, rel in enumerate(current):
+            if deadline is not None and time.monotonic() > deadline:
+                tx.commit()
                 report.complete = False
-                report.pending_files = 1 + sum(1 for r in current[n + 1:]
-                                               if not _is_current(conn, root, r))
+                report.pending_files = sum(1 for r in current[n:] if not _is_current(conn, root, r))
                 break
-        except FileNotFoundError:  # pruned while we looked
-            with conn.transaction():
+            try:
+                if rel == "MEMORY.md":
+                    _sync_markdown(conn, tx, root, rel, report, project)
+                elif not _sync_jsonl(conn, tx, root, rel, report, project, deadline):
+                    tx.commit()
+                    report.complete = False
+                    report.pending_files = 1 + sum(1 for r in current[n + 1:]
+                                                   if not _is_current(conn, root, r))
+                    break
+            except FileNotFoundError:  # pruned while we looked
+                tx.begin()
                 _forget_file(conn, rel, report)
-    if get_dirty(conn):
-        with conn.transaction():
+        tx.begin()
+        if get_dirty(conn):
             corrections.apply(conn)
             conn.execute("DELETE FROM meta WHERE key='corrections_dirty'")
+        tx.commit()
+    except BaseException:
+        tx.rollback()
+        raise
     return report
 
 
@@ -276,10 +324,11 @@ def _read(path: str):
         return f.read(), st
 
 
-def _sync_jsonl(conn, root: Path, rel: str, report: SyncReport, project,
+def _sync_jsonl(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project,
                 deadline: float | None) -> bool:
     """Sync one JSONL file in slices; False when the deadline stopped it before the end."""
     path = os.path.join(root, rel)
+    tx.begin()
     state = _state(conn, rel)
     try:
         if _same(state, os.lstat(path)):
@@ -289,7 +338,7 @@ def _sync_jsonl(conn, root: Path, rel: str, report: SyncReport, project,
     data, st = _read(path)
     end = data.rfind(b"\n") + 1  # complete lines only
     report.files += 1
-    fresh = state is None
+    fresh = state is None  # a file never synced: nothing of it to replace or re-point
     if fresh:
         offset, line_no, replacing, digest = 0, 0, False, hashlib.sha1()
     else:
@@ -298,47 +347,45 @@ def _sync_jsonl(conn, root: Path, rel: str, report: SyncReport, project,
             offset, line_no, replacing, digest = state.offset, state.last_line, bool(state.replacing), old
         else:  # bytes already synced changed: read it all again, then drop vanished ids
             offset, line_no, replacing, digest = 0, 0, True, hashlib.sha1()
-            with conn.transaction():
-                for table in ("skipped", "sync_seen"):
-                    conn.execute(f"DELETE FROM {table} WHERE file_path=?", (rel,))
-                report.corrections += corrections.forget_file(conn, rel)
-                _save_state(conn, rel, st, 0, 0, digest.hexdigest(), False, True)
-                _mark_dirty(conn)
+            for table in ("skipped", "sync_seen"):
+                conn.execute(f"DELETE FROM {table} WHERE file_path=?", (rel,))
+            report.corrections += corrections.forget_file(conn, rel)
+            _save_state(conn, rel, st, 0, 0, digest.hexdigest(), False, True)
+            _mark_dirty(conn)
     daily = rel.startswith("daily/")
     before: dict = {}  # thread -> content of its last line so far
     if daily and offset:
         before = _last_in_threads(data, rel, offset)
-    expected = offset
+    epoch = tx.epoch
     while True:
+        tx.begin()
+        if tx.epoch != epoch:  # committed since we looked: has another process gone on?
+            now_state = _state(conn, rel)
+            if now_state is None or now_state.offset != offset or now_state.prefix != digest.hexdigest():
+                return _sync_jsonl(conn, tx, root, rel, report, project, deadline)
+            epoch = tx.epoch
+            fresh = False  # another process could have written rows of this file meanwhile
         batch = jsonl.read(path, offset, line_no, data=data, limit=SLICE_LINES)
         digest.update(data[offset:batch.offset])
         at_end = batch.offset >= end
-        with conn.transaction():
-            now_state = _state(conn, rel)
-            if (now_state is not None and not fresh and now_state.offset != expected) or (
-                    fresh and now_state is not None and now_state.offset != 0):
-                # another process synced this file meanwhile: start over from what it left
-                return _sync_jsonl(conn, root, rel, report, project, deadline)
-            fresh = False
-            _store_batch(conn, rel, batch, report, project, before if daily else None,
-                         replacing)
-            if replacing and at_end:
-                report.removed += conn.execute(
-                    "DELETE FROM chunks WHERE source_file=? AND id NOT IN "
-                    "(SELECT id FROM sync_seen WHERE file_path=?)", (rel, rel)).rowcount
-                conn.execute("DELETE FROM sync_seen WHERE file_path=?", (rel,))
-                replacing = False
-            _save_state(conn, rel, st, batch.offset, batch.line_no, digest.hexdigest(),
-                        at_end, replacing)
-        expected = offset = batch.offset
-        line_no = batch.line_no
+        _store_batch(conn, rel, batch, report, project, before if daily else None, replacing, fresh)
+        if replacing and at_end:
+            report.removed += conn.execute(
+                "DELETE FROM chunks WHERE source_file=? AND id NOT IN "
+                "(SELECT id FROM sync_seen WHERE file_path=?)", (rel, rel)).rowcount
+            conn.execute("DELETE FROM sync_seen WHERE file_path=?", (rel,))
+            replacing = False
+        _save_state(conn, rel, st, batch.offset, batch.line_no, digest.hexdigest(), at_end, replacing)
+        offset, line_no = batch.offset, batch.line_no
+        tx.done(len(batch.lines) + len(batch.skipped) + 1)
         if at_end:
             return True
         if deadline is not None and time.monotonic() > deadline:
             return False
 
 
-def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, replacing) -> None:
+def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, replacing,
+                 fresh: bool = False) -> None:
     """Write one slice's chunks, refs, decisions and corrections; skipped lines noted."""
     chunks: dict = {}
     records: dict = {}
@@ -374,12 +421,14 @@ def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, rep
                          [(rel, n, reason) for n, reason in batch.skipped])
     if chunks:
         report.upserted += conn.executemany(_UPSERT, [c.values() for c in chunks.values()]).rowcount
-        conn.executemany("UPDATE chunks SET line_offset=? WHERE id=? AND line_offset IS NOT ?",
-                         [(c.line_offset, c.id, c.line_offset) for c in chunks.values()
-                          if c.line_offset is not None])
-        refs.store(conn, list(records.items()))
+        if not fresh:  # an insert set it; an update (the same id again) keeps the old one
+            conn.executemany("UPDATE chunks SET line_offset=? WHERE id=? AND line_offset IS NOT ?",
+                             [(c.line_offset, c.id, c.line_offset) for c in chunks.values()
+                              if c.line_offset is not None])
+        refs.store(conn, list(records.items()), fresh=fresh)
         if decisions:
             _store_decisions(conn, decisions)
+        _store_mentions(conn, [c for cid, c in chunks.items() if cid in records], fresh)
         if replacing:
             conn.executemany("INSERT OR IGNORE INTO sync_seen(file_path, id) VALUES (?,?)",
                              [(rel, cid) for cid in chunks])
@@ -398,6 +447,30 @@ def _store_decisions(conn, decisions: dict) -> None:
         conn.execute("DELETE FROM decisions WHERE pk=?", (pk,))
         conn.executemany("INSERT OR REPLACE INTO decisions(pk, n, text) VALUES (?,?,?)",
                          [(pk, n, text.strip()) for n, text in enumerate(items, 1) if text.strip()])
+
+
+def _store_mentions(conn, rows: list, fresh: bool = False) -> None:
+    """The days each record names, read from the time it was written (temporal.mentions):
+    a question about a day finds a record that talks about it, whenever it was saved."""
+    from .config import parse_time
+    from .temporal import mentions
+
+    found = []
+    for row in rows:
+        if row.timestamp is None or row.type == "transcript":
+            continue
+        spans = mentions(row.content, parse_time(row.timestamp))
+        if spans:
+            found.append((row.id, spans))
+    ids = [r.id for r in rows] if not fresh else [cid for cid, _ in found]
+    if not ids:
+        return
+    pks = dict(conn.execute(f"SELECT id, pk FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids))
+    if not fresh:
+        conn.executemany("DELETE FROM mentions WHERE pk=?", [(pk,) for pk in pks.values()])
+    conn.executemany("INSERT INTO mentions(pk, first, last) VALUES (?,?,?)",
+                     [(pks[cid], a.isoformat(), b.isoformat()) for cid, spans in found
+                      if cid in pks for a, b in spans])
 
 
 def _reason(e: Exception) -> str:
@@ -445,8 +518,9 @@ def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
     return out
 
 
-def _sync_markdown(conn, root: Path, rel: str, report: SyncReport, project) -> None:
+def _sync_markdown(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project) -> None:
     path = os.path.join(root, rel)
+    tx.begin()
     state = _state(conn, rel)
     if _same(state, os.lstat(path)):
         return
@@ -466,20 +540,21 @@ def _sync_markdown(conn, root: Path, rel: str, report: SyncReport, project) -> N
                             None, c.section, " / ".join(c.path), [c.id])
         chunks[row.id] = row
         chunks.update((p.id, p) for p in parts(row))
-    with conn.transaction():
-        if chunks:
-            report.upserted += conn.executemany(_UPSERT, [c.values() for c in chunks.values()]).rowcount
-            refs.store(conn, [(cid, refs.extract(c.content, project)) for cid, c in chunks.items()
-                              if parent_of(cid, c.evidence) is None])  # not the parts
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_ids(id TEXT PRIMARY KEY)")
-        conn.execute("DELETE FROM keep_ids")
-        conn.executemany("INSERT OR IGNORE INTO keep_ids VALUES (?)", [(k,) for k in chunks])
-        report.removed += conn.execute(
-            "DELETE FROM chunks WHERE source_file=? AND id NOT IN (SELECT id FROM keep_ids)",
-            (rel,)).rowcount
-        conn.execute("DELETE FROM keep_ids")
-        _save_state(conn, rel, st, st.st_size, text.count("\n"), None, True, False)
-        _mark_dirty(conn)
+    tx.begin()
+    if chunks:
+        report.upserted += conn.executemany(_UPSERT, [c.values() for c in chunks.values()]).rowcount
+        refs.store(conn, [(cid, refs.extract(c.content, project)) for cid, c in chunks.items()
+                          if parent_of(cid, c.evidence) is None])  # not the parts
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS keep_ids(id TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM keep_ids")
+    conn.executemany("INSERT OR IGNORE INTO keep_ids VALUES (?)", [(k,) for k in chunks])
+    report.removed += conn.execute(
+        "DELETE FROM chunks WHERE source_file=? AND id NOT IN (SELECT id FROM keep_ids)",
+        (rel,)).rowcount
+    conn.execute("DELETE FROM keep_ids")
+    _save_state(conn, rel, st, st.st_size, text.count("\n"), None, True, False)
+    _mark_dirty(conn)
+    tx.done(len(chunks))
 
 
 # --- long records are also indexed by their parts ----------------------------------------

@@ -65,23 +65,47 @@ def _num(text: str) -> int | None:
 _N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
+_ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
+_PART_ZH = r"(?P<part>初|中|底|末|上旬|中旬|下旬)"
+_WD_ZH = r"(?P<wd>[一二三四五六日天])"
+_WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
-# (pattern, kind); the first pattern that matches a stretch of the query wins it. Compiled
-# on first need (~8 ms): most queries name no date, and _MAYBE_DATE says so cheaply.
+# (pattern, kind); the first pattern that matches a stretch of text wins it. The same
+# patterns read a query (relative to now) and a record (relative to when it was written).
+# Compiled on first need: most texts name no date, and _MAYBE_DATE says so cheaply.
 _PATTERN_SOURCES = (
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}\b", "ymd"),
-    (rf"(?:{_YEAR}\s*年\s*)?(?P<mon>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
-    (rf"{_YEAR}\s*年\s*(?P<mon>\d{{1,2}})\s*月份?", "ym"),
-    (r"(?<![\d个])(?P<mon>\d{1,2})\s*月份", "ym"),
+    (rf"(?:{_YEAR}\s*年\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
+    (rf"(?:{_YEAR}\s*年\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
+    (rf"(?P<rel>上上个?|上个?|这个?|本)?月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
+    (r"(?P<rel>上上个?|上个?|这个?|本)?月?(?P<part>上旬|中旬|下旬)", "rel_month_part"),
+    (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
+    (rf"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+(?:the\s+|this\s+)?month\b", "rel_month_part"),
+    (rf"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+last\s+month\b", "last_month_part"),
+    (rf"{_YEAR}\s*年\s*{_ZH_MON}\s*月份?", "ym"),
+    (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
+    (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日上下])", "ym"),
     (rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
-    (rf"\b{_MONTH}\s+{_YEAR}\b", "ym"),
+    (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
+    (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
+    (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
-    (r"昨天|昨日|昨晚|\byesterday\b", "-1"), (r"今天|今日|今晚|\btoday\b|\btonight\b", "0"),
-    (r"(?:上|上个)(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])", "last_wd"),
-    (r"\blast\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", "last_wd"),
+    (r"昨天|昨日|昨晚|\byesterday\b|\blast\s+night\b", "-1"),
+    (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
+    (r"上上?个?(?:周末)|\blast\s+weekend\b", "last_weekend"),
+    (r"(?:这个?|本)?周末|\b(?:this|the)\s+weekend\b|\bover\s+the\s+weekend\b", "weekend"),
+    (r"本周早些时候|这周早些时候|这周前几天|\bearlier\s+this\s+week\b", "earlier_this_week"),
+    (r"前几天|前些天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b", "few_days_ago"),
+    (r"这几天|这两天", "these_days"),
+    (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
+    (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+week\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+week\b", "week-1"),
+    (rf"(?<![上这本下])(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
+    (rf"\bon\s+{_WD_EN}\b", "recent_wd"),
+    (rf"\b{_WD_EN}'s\b", "recent_wd"),
     (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", "week0"),
     (r"上上(?:个)?月|\bthe\s+month\s+before\s+last\b", "month-2"),
     (r"上(?:个)?月|\blast\s+month\b", "month-1"),
@@ -92,19 +116,42 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*(?:天|日)(?:之|以)?前", "n_days_ago"), (rf"\b{_N}\s+days?\s+ago\b", "n_days_ago"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前", "n_weeks_ago"),
     (rf"\b{_N}\s+weeks?\s+ago\b", "n_weeks_ago"),
+    (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+ago\b", "n_months_ago"),
 )
 _patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
-    r"\d|[天日号月周年礼拜晚期]|day|tonight|week|month|year|ago|"
+    r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早]|day|night|week|month|year|ago|morning|"
+    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+# A record is read for dates only when it holds a time word (a port or a version number
+# alone does not make it one): this runs for every line sync reads.
+_ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
+    r"(?=[昨前今上中下这本月旬周几两期拜国元圣去春夏秋冬一二三四五六七八九十\d])(?:"
+    r"昨|前天|今[天早晚]|上周|上个?星期|上个?礼拜|上个?月|这个?月|本月|月[初底末中]|[上中下]旬|周末|"
+    r"前几天|这几天|这两天|[周期拜][一二三四五六日天]|\d\s*[月号日]|[一二三四五六七八九十]月|国庆|元旦|"
+    r"五一|圣诞|去年|今年|[春夏秋冬][天季]|\d[/-]\d)")
+_EN_RECORD_DATE = re.compile(
+    r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tonight|ago|weekend|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
+    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year)|(?:on|last)\s+(?:mon|"
+    r"tues|wednes|thurs|fri|satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
+
+
+def names_a_day(text: str) -> bool:
+    """Could this record name a day? (It runs for every line sync reads: a port or a version
+    number alone does not make a line one; ~8 µs a line.)"""
+    return bool(_ZH_RECORD_DATE.search(text) or _EN_RECORD_DATE.search(text))
+
 
 _NEWEST = re.compile(
-    r"现在|目前|当前|如今|眼下|最新|最近|\bnow\b|\bcurrent(?:ly)?\b|\blatest\b|\bnowadays\b|"
+    r"现在|目前|当前|如今|眼下|最新|最近|还在用|还在|仍然|依然|后来|改成了?什么|换成了?什么|改成多少|"
+    r"换成哪|最后定|最终|\bnow\b|\bcurrent(?:ly)?\b|\blatest\b|\bnowadays\b|"
     r"\bthese\s+days\b|\bat\s+(?:the\s+)?(?:moment|present)\b|\bmost\s+recent(?:ly)?\b|"
-    r"\brecently\b", re.I)
+    r"\brecently\b|\bend(?:ed)?\s+up\b|\b(?:are|is|do|does|am|were)\s+\w+(?:\s+\w+)?\s+still\b|"
+    r"\bstill\s+(?:on|using|use|in|at|the\s+same)\b", re.I)
 _OLDEST = re.compile(
-    r"最早|最初|起初|一开始|刚开始|当初|\boriginally\b|\binitially\b|\bat\s+first\b|"
-    r"\bearliest\b|\bin\s+the\s+beginning\b", re.I)
+    r"最早|最初|起初|一开始|刚开始|当初|初版|\boriginally\b|\binitially\b|\bat\s+first\b|"
+    r"\bearliest\b|\bin\s+the\s+beginning\b|\boriginal\b", re.I)
 
 
 def parse(query: str, now: datetime) -> TimeHint:
@@ -115,21 +162,9 @@ def parse(query: str, now: datetime) -> TimeHint:
     if not query or len([line for line in query.splitlines() if line.strip()]) > 1:
         return hint
     today = now.astimezone().date()
-    taken: list[tuple[int, int]] = []
-    best = None
-    if _MAYBE_DATE.search(query) and not _patterns:
-        _patterns.extend((re.compile(p, re.I), kind) for p, kind in _PATTERN_SOURCES)
-    for pattern, kind in (_patterns if _MAYBE_DATE.search(query) else ()):
-        for m in pattern.finditer(query):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            days = _days(kind, m, today)
-            if days is None:
-                continue
-            taken.append(m.span())
-            if best is None or days[1] - days[0] < best[1] - best[0]:
-                best = days  # the narrowest: "昨天复盘时说这个月…" is about yesterday
-    if best is not None:
+    spans, taken = _spans(query, today)
+    if spans:
+        best = min(spans, key=lambda d: d[1] - d[0])  # the narrowest: "昨天复盘时说这个月…"
         hint.start = _local_midnight(best[0], now)
         hint.end = _local_midnight(best[1] + timedelta(days=1), now)
     hint.spans = taken
@@ -141,37 +176,170 @@ def parse(query: str, now: datetime) -> TimeHint:
     return hint
 
 
+def _spans(text: str, today: date) -> tuple:
+    """([(first day, last day)], [(start, end) of the words]) of the days a text names."""
+    if not _MAYBE_DATE.search(text):
+        return [], []
+    if not _patterns:
+        _patterns.extend((re.compile(p, re.I), kind) for p, kind in _PATTERN_SOURCES)
+    taken: list = []
+    spans: list = []
+    for pattern, kind in _patterns:
+        for m in pattern.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            days = _days(kind, m, today)
+            if days is None:
+                continue
+            taken.append(m.span())
+            spans.append(days)
+    return spans, taken
+
+
+def mentioned_days(text: str, written: datetime) -> tuple | None:
+    """(first day, last day) of the narrowest day or stretch a record names, read from the
+    time it was written ("上周二压测挂了" written on Wednesday the 14th: Tuesday the 6th);
+    None when it names none or only a long stretch (a month or more)."""
+    spans = mentions(text, written)
+    return min(spans, key=lambda d: d[1] - d[0]) if spans else None
+
+
+MAX_MENTION_DAYS = 31
+
+
+def mentions(text: str, written: datetime) -> list:
+    """Every day or stretch (up to MAX_MENTION_DAYS) a record names, as (first, last) days."""
+    if not text or not names_a_day(text):
+        return []
+    today = written.astimezone().date()
+    out = []
+    for line in text.splitlines():
+        spans, _ = _spans(line, today)
+        out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS and s[0] <= today]
+    return out
+
+
 def _local_midnight(day: date, now: datetime) -> datetime:
     return datetime(day.year, day.month, day.day).astimezone(now.astimezone().tzinfo)
 
 
 def _days(kind: str, m, today: date):
-    """(first day, last day) a match names, or None when it names no real date."""
+    """(first day, last day) a match names, or None when it names no real date. Days that
+    are still ahead are never named: a question asks about what happened."""
     g = m.groupdict()
     try:
-        if kind in ("ymd", "ym"):
-            mon = g["mon"]
-            month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
-            year = int(g["year"]) if g.get("year") else None
-            if kind == "ym":
-                year = year or (today.year if month <= today.month else today.year - 1)
-                first = date(year, month, 1)
-                return first, _month_end(first)
-            day = int(g["day"])
-            if year is None:  # the last such day up to today
-                year = today.year if (month, day) <= (today.month, today.day) else today.year - 1
-            d = date(year, month, day)
-            return d, d
-    except (ValueError, KeyError):
+        return _span(kind, g, today)
+    except (ValueError, KeyError, OverflowError):
         return None
+
+
+def _month_number(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    if text.lower().rstrip(".") in _MONTHS:
+        return _MONTHS[text.lower().rstrip(".")]
+    return _num(text)
+
+
+_PARTS = {"初": (1, 10), "上旬": (1, 10), "early": (1, 10), "beginning": (1, 10), "start": (1, 10),
+          "中": (11, 20), "中旬": (11, 20), "mid": (11, 20),
+          "底": (21, 31), "末": (21, 31), "下旬": (21, 31), "late": (21, 31), "end": (21, 31)}
+_SEASONS = {"春": 3, "spring": 3, "夏": 6, "summer": 6, "秋": 9, "autumn": 9, "fall": 9,
+            "冬": 12, "winter": 12}
+_HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一": ((5, 1), (5, 5)),
+             "劳动": ((5, 1), (5, 5)), "圣诞": ((12, 24), (12, 26)), "christmas": ((12, 24), (12, 26))}
+
+
+def _month_part(year: int, month: int, part: str):
+    lo, hi = _PARTS[part]
+    first = date(year, month, lo)
+    return first, min(_month_end(first), date(year, month, min(hi, 28)) if hi < 28 else _month_end(first))
+
+
+def _latest_year(month: int, day: int, today: date) -> int:
+    """The year of the last (month, day) on or before today."""
+    return today.year if (month, day) <= (today.month, today.day) else today.year - 1
+
+
+def _span(kind: str, g: dict, today: date):
+    if kind in ("ymd", "ym"):
+        month = _month_number(g["mon"])
+        year = int(g["year"]) if g.get("year") else None
+        if kind == "ym":
+            year = year or _latest_year(month, 1, today)
+            first = date(year, month, 1)
+            return first, min(today, _month_end(first)) if first <= today else _month_end(first)
+        day = int(g["day"])
+        d = date(year or _latest_year(month, day, today), month, day)
+        return d, d
+    if kind == "month_part":
+        month = _month_number(g["mon"])
+        part = g["part"].lower()
+        year = int(g["year"]) if g.get("year") else _latest_year(month, _PARTS[part][0], today)
+        return _month_part(year, month, part)
+    if kind in ("rel_month_part", "last_month_part"):
+        part = g["part"].lower()
+        rel = g.get("rel") or ""
+        back = 1 if kind == "last_month_part" else rel.count("上")
+        first = today.replace(day=1)
+        for _ in range(back):
+            first = (first - timedelta(days=1)).replace(day=1)
+        span = _month_part(first.year, first.month, part)
+        if not rel and span[0] > today:  # "月底" in the middle of a month: the last one's
+            prev = (first - timedelta(days=1)).replace(day=1)
+            span = _month_part(prev.year, prev.month, part)
+        return span[0], min(span[1], today) if span[0] <= today else span[1]
+    if kind == "holiday":
+        name = (g.get("hol") or g.get("hol_en") or "").lower()
+        (m1, d1), (m2, d2) = next(v for k, v in _HOLIDAYS.items() if name.startswith(k))
+        rel = g.get("rel")
+        year = today.year - 1 if rel == "去年" else today.year if rel == "今年" else _latest_year(m1, d1, today)
+        return date(year, m1, d1), date(year, m2, d2)
+    if kind == "season":
+        name = g["season"].lower()
+        start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))
+        rel = g.get("rel") or g.get("rel_en")
+        # the season that starts in `year` (winter: December of `year` to February)
+        if rel == "去年":
+            year = today.year - 1
+        elif rel in ("今年", "this"):
+            year = today.year if start_month != 12 or today.month == 12 else today.year - 1
+        else:  # "last winter", "冬天": the most recent one that has begun (and, for "last", ended)
+            year = today.year
+            while True:
+                first = date(year, start_month, 1)
+                end = date(year + (start_month == 12), (start_month + 2) % 12 + 1, 1) - timedelta(days=1)
+                if first <= today and (rel != "last" or end < today):
+                    break
+                year -= 1
+        first = date(year, start_month, 1)
+        last = date(year + (start_month == 12), (start_month + 2) % 12 + 1, 1) - timedelta(days=1)
+        return first, last
     if kind.lstrip("-").isdigit():
         d = today + timedelta(days=int(kind))
         return d, d
-    if kind == "last_wd":
+    if kind in ("last_weekend", "weekend"):
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if kind == "weekend" and today.weekday() >= 5:
+            return saturday, today
+        if saturday + timedelta(days=1) >= today:  # this weekend is not over: the one before
+            saturday -= timedelta(days=7)
+        return saturday, saturday + timedelta(days=1)
+    if kind == "earlier_this_week":
+        monday = today - timedelta(days=today.weekday())
+        return (monday, today - timedelta(days=1)) if today > monday else None
+    if kind == "few_days_ago":
+        return today - timedelta(days=5), today - timedelta(days=1)
+    if kind == "these_days":
+        return today - timedelta(days=2), today
+    if kind in ("last_wd", "recent_wd"):
         wd = g["wd"].lower()
         target = _WEEKDAYS_EN.get(wd, _WEEKDAYS_ZH.get(wd))
         if target is None:
             return None
+        if kind == "recent_wd":  # the last such day up to today
+            d = today - timedelta(days=(today.weekday() - target) % 7)
+            return d, d
         monday = today - timedelta(days=today.weekday() + 7)
         d = monday + timedelta(days=target)
         return d, d
@@ -197,6 +365,11 @@ def _days(kind: str, m, today: date):
     if kind == "n_weeks_ago":
         d = today - timedelta(weeks=n)
         return d - timedelta(days=3), d + timedelta(days=3)
+    if kind == "n_months_ago":
+        first = today.replace(day=1)
+        for _ in range(n):
+            first = (first - timedelta(days=1)).replace(day=1)
+        return first, _month_end(first)
     return None
 
 

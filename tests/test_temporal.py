@@ -78,3 +78,90 @@ def test_the_clock_comes_from_cursor_memory_now(mem, monkeypatch):
     from memory_core.config import now
     assert days("昨天") == ("2026-10-14", "2026-10-15")
     assert parse("昨天", now()).start.date().isoformat() == "2026-10-14"
+
+
+# --- paraphrases written before the rules (issue #16): how people name days -------------------------
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("月初定的方案是什么", "2026-10-01", "2026-10-11"),
+    ("上个月初的事故", "2026-09-01", "2026-09-11"),
+    ("上个月底发布了什么", "2026-09-21", "2026-10-01"),
+    ("月底那次回滚", "2026-09-21", "2026-10-01"),  # this month's end is still ahead: last month's
+    ("9月中旬的压测", "2026-09-11", "2026-09-21"),
+    ("九月下旬", "2026-09-21", "2026-10-01"),
+    ("上周末谁值班", "2026-10-10", "2026-10-12"),
+    ("周末的告警", "2026-10-10", "2026-10-12"),
+    ("what happened last weekend", "2026-10-10", "2026-10-12"),
+    ("前几天说的那个 bug", "2026-10-10", "2026-10-15"),
+    ("a few days ago", "2026-10-10", "2026-10-15"),
+    ("周二出了什么事", "2026-10-13", "2026-10-14"),
+    ("what did we decide on Tuesday", "2026-10-13", "2026-10-14"),
+    ("两个月前", "2026-08-01", "2026-09-01"),
+    ("2 months ago", "2026-08-01", "2026-09-01"),
+    ("今天早上的部署", "2026-10-15", "2026-10-16"),
+    ("this morning's deploy", "2026-10-15", "2026-10-16"),
+    ("去年冬天", "2025-12-01", "2026-03-01"),
+    ("last summer", "2026-06-01", "2026-09-01"),  # the most recent summer that is over
+    ("三月份的预算", "2026-03-01", "2026-04-01"),
+    ("十月初", "2026-10-01", "2026-10-11"),
+    ("国庆期间谁在线", "2026-10-01", "2026-10-08"),
+    ("earlier this week", "2026-10-12", "2026-10-15"),
+    ("本周早些时候", "2026-10-12", "2026-10-15"),
+    ("in early October", "2026-10-01", "2026-10-11"),
+    ("late September", "2026-09-21", "2026-10-01"),
+    ("mid-September", "2026-09-11", "2026-09-21"),
+    ("三周前", "2026-09-21", "2026-09-28"),
+])
+def test_more_ways_of_naming_days(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query, order", [
+    ("are we still on Redis for sessions?", NEWEST), ("还在用 Jest 吗", NEWEST),
+    ("TTL 后来改成多少了", NEWEST), ("最后定的端口是哪个", NEWEST),
+    ("what did we end up using for the ORM", NEWEST), ("as of now, which queue", NEWEST),
+    ("目前部署在哪个集群", NEWEST), ("right now the pool size is", NEWEST),
+    ("which CI do we use nowadays", NEWEST), ("我们现在的 CI 是什么", NEWEST),
+    ("一开始用的哪个 ORM", OLDEST), ("what did we use at first", OLDEST),
+    ("最初的方案", OLDEST), ("the original plan for auth", OLDEST),
+    ("still image pipeline docs", None), ("the finally block in Python", None),
+])
+def test_more_ways_of_asking_for_the_newest_or_the_oldest(query, order):
+    assert parse(query, NOW).order == order
+
+
+@pytest.mark.parametrize("text, written, day", [
+    ("上周二压测挂了", "2026-10-14T09:00:00Z", "2026-10-06"),
+    ("yesterday we rolled back the release", "2026-10-09T09:00:00Z", "2026-10-08"),
+    ("前天体检，一切正常", "2026-10-09T09:00:00Z", "2026-10-07"),
+    ("月初定的方案是蓝绿发布", "2026-10-20T09:00:00Z", "2026-10-01"),
+    ("Last Friday's outage was the DNS", "2026-10-14T09:00:00Z", "2026-10-09"),
+    ("10月3号发了热修复", "2026-10-14T09:00:00Z", "2026-10-03"),
+])
+def test_days_a_record_names_are_read_from_its_own_time(text, written, day):
+    from memory_core.temporal import mentioned_days
+    from memory_core.config import parse_time
+    got = mentioned_days(text, parse_time(written))
+    assert got and got[0] <= datetime.fromisoformat(day).date() <= got[1]
+
+
+def test_a_record_is_found_by_the_day_it_names(mem, monkeypatch):
+    """Written on the 14th about "last Tuesday": asked for the 6th, it comes first."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-14T09:00:00Z")
+    wanted = mem.save_fact("上周二压测挂了，连接池打满")
+    mem.save_fact("连接池扩容到 200，压测通过")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-06T09:00:00Z")
+    mem.save_fact("周二例会讨论了发布流程")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T09:00:00Z")
+    hits = mem.search("10月6号压测出了什么问题", limit=3, mode="fts")
+    assert hits[0].id == wanted["id"]
+
+
+def test_a_question_of_only_time_words_lists_that_days_records(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-13T10:00:00Z")
+    a = mem.save_fact("合并了订单服务的重构")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-12T10:00:00Z")
+    mem.save_fact("周一只开了例会")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    hits = mem.search("周二出了什么事", limit=3, mode="fts")
+    assert hits and hits[0].id == a["id"]

@@ -4,9 +4,11 @@ off in turn, everything else as shipped, through the same harness and metrics as
 bench/retrieval.py. Switching happens in this process by patching module constants and
 functions; nothing in memory_core reads an environment switch.
 
-    python bench/ablate.py                       # all shared datasets, hybrid (~4 min)
-    python bench/ablate.py devmem --modes fts,hybrid
-    python bench/ablate.py --fusion-grid         # RRF k x vector weight instead
+    python bench/ablate.py --split check --own                # the check halves and held-out stores
+    python bench/ablate.py --split check --own --distract 9   # ... with 9x unrelated records mixed in
+    python bench/ablate.py devmem --modes fts,hybrid --only "shipped,- dated list"
+    python bench/ablate.py --grid about-share --split tune --own
+    python bench/ablate.py --fusion-cv --own                  # RRF k x vector weight, 5-fold
 
 Writes bench/results/ablation.md (unless --out says otherwise). Embeddings are cached in
 memory across variants (the same text gives the same vector), so only the first pass pays
@@ -43,6 +45,33 @@ def variants():
             return hint
         _patch(temporal, "parse", parse, undo)
 
+    def no_mentions(undo):
+        _patch(temporal, "mentions", lambda text, written: [], undo)
+
+    def no_digest(undo):
+        _patch(search, "DIGEST_DAYS", -1, undo)
+
+    def time_words_as_keywords(undo):
+        real = search.run
+
+        def run(index, request, **kw):
+            hint_parse = temporal.parse
+
+            def parse(query, now):
+                hint = hint_parse(query, now)
+                hint.rest = lambda q: q
+                return hint
+            _patch(temporal, "parse", parse, [])
+            try:
+                return real(index, request, **kw)
+            finally:
+                temporal.parse = hint_parse
+        _patch(search, "run", run, undo)
+
+    def unweighted_about(undo):
+        import math
+        _patch(math, "log", lambda x: 1.0, undo)
+
     out = [
         ("shipped", "everything on", lambda undo: None),
         ("- neighbour context", "daily lines without the line before them",
@@ -56,6 +85,10 @@ def variants():
         ("- dated list", "days named in the query not searched on their own", no_dates),
         ("- newest/oldest first", "no promotion (ABOUT_DEPTH = 0)",
          lambda undo: _patch(search, "ABOUT_DEPTH", 0, undo)),
+        ("  aboutness unweighted", "every query word counts 1, not by its rarity", unweighted_about),
+        ("- days records name", "a record found only by its own date", no_mentions),
+        ("- the days' summaries", "no digest of a short named stretch", no_digest),
+        ("  time words as keywords", "the query's time words also matched as words", time_words_as_keywords),
         ("  promotion on bigrams", "aboutness from query bigrams, not words",
          lambda undo: _patch(search, "words", text.query_terms, undo)),
         ("- contraction stopwords", "s/t/d/ll/re/ve/m, per, via searched as words",
@@ -74,6 +107,17 @@ def variants():
             apply(undo)
     out.append(("all of the above off", "every lever above off at once", all_off))
     return out
+
+
+def about_grid():
+    """ABOUT_SHARE x ABOUT_DEPTH of newest-first, everything else as shipped."""
+    from memory_core import search
+
+    def setting(share, depth):
+        return lambda undo: (_patch(search, "ABOUT_SHARE", share, undo),
+                             _patch(search, "ABOUT_DEPTH", depth, undo))
+    return [(f"share={s:g} depth={d}", "newest first", setting(s, d))
+            for d in (5, 10, 20) for s in (0.4, 0.5, 0.6, 0.7, 0.8)]
 
 
 def fusion_grid():
@@ -112,18 +156,86 @@ def cache_embeddings():
     embeddings.Embedder.embed, embeddings.Embedder.embed_query = cached_embed, cached_query
 
 
+def run_variant(apply, stores, modes, split, distract):
+    undo: list = []
+    apply(undo)
+    try:
+        with tempfile.TemporaryDirectory(prefix="cursor-memory-ablate-") as work:
+            per_store = {s: retrieval.run_store(s, folder, modes, None, Path(work), split, distract)
+                         for s, folder in stores}
+    finally:
+        for obj, attr, value in reversed(undo):
+            setattr(obj, attr, value)
+    return retrieval.build_results(per_store, modes)
+
+
+def macro(results: dict, mode: str, metric: str = "r5") -> float:
+    """The mean over datasets of each dataset's mean (LoCoMo's 997 queries do not outvote
+    the rest)."""
+    vals = [e["modes"][mode]["overall"][metric] for e in results.values()
+            if e["modes"][mode]["overall"]["n"]]
+    return sum(vals) / len(vals) if vals else 0.0
+
+
+def fusion_cv(stores, split, distract, folds: int = 5) -> str:
+    """RRF k x vector weight chosen by k-fold cross-validation over queries (each fold's
+    choice made on the other folds, by macro R@5), with the spread across folds."""
+    import hashlib
+    grid = fusion_grid()
+    per_setting = {}
+    for name, what, apply in grid:
+        results = run_variant(apply, stores, ("hybrid",), split, distract)
+        per_setting[name] = {ds: e["modes"]["hybrid"]["per_query"] for ds, e in results.items()}
+        print(name, f"{macro(results, 'hybrid'):.3f}", file=sys.stderr)
+
+    def fold_of(row):
+        return int(hashlib.sha1(row["qid"].encode()).hexdigest()[:8], 16) % folds
+
+    def score(name, keep):
+        vals = []
+        for ds, rows in per_setting[name].items():
+            rs = [r["r5"] for r in rows if keep(fold_of(r))]
+            if rs:
+                vals.append(sum(rs) / len(rs))
+        return sum(vals) / len(vals) if vals else 0.0
+
+    lines = ["| fold | chosen on the other folds | its R@5 on this fold | shipped (k=2, w=0.3) on this fold |",
+             "|---|---|---|---|"]
+    diffs = []
+    for f in range(folds):
+        best = max(per_setting, key=lambda n: score(n, lambda x: x != f))
+        got, shipped = score(best, lambda x: x == f), score("k=2 w=0.3", lambda x: x == f)
+        diffs.append(got - shipped)
+        lines.append(f"| {f} | {best} | {got:.3f} | {shipped:.3f} |")
+    lines.append("")
+    lines.append(f"chosen minus shipped, per fold: {', '.join(f'{d:+.3f}' for d in diffs)} "
+                 f"(spread {min(diffs):+.3f} to {max(diffs):+.3f})")
+    overall = {n: score(n, lambda x: True) for n in per_setting}
+    lines += ["", "| setting | macro R@5, all folds |", "|---|---|"]
+    lines += [f"| {n} | {v:.3f} |" for n, v in sorted(overall.items(), key=lambda kv: -kv[1])[:12]]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("datasets", nargs="*")
     ap.add_argument("--data", type=Path, default=retrieval.DEFAULT_DATA)
+    ap.add_argument("--own", action="store_true", help="also the stores of bench/data")
     ap.add_argument("--modes", default="hybrid")
-    ap.add_argument("--fusion-grid", action="store_true", help="RRF k x vector weight")
+    ap.add_argument("--split", default="all", choices=("all", "tune", "check"))
+    ap.add_argument("--distract", type=int, default=0)
+    ap.add_argument("--only", help="comma-separated variant names")
+    ap.add_argument("--grid", choices=("fusion", "about-share"))
+    ap.add_argument("--fusion-grid", action="store_true", help="same as --grid fusion")
+    ap.add_argument("--fusion-cv", action="store_true", help="fusion settings by 5-fold cross-validation")
     ap.add_argument("--configured-model", action="store_true",
                     help="embed with CURSOR_MEMORY_MODEL(_PATH) instead of the offline model")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    grid = "fusion" if args.fusion_grid else args.grid
     args.out = args.out or REPO / "bench" / "results" / (
-        "fusion.md" if args.fusion_grid else "ablation.md")
+        "fusion-cv.md" if args.fusion_cv else f"{grid or 'ablation'}"
+        f"{'-' + args.split if args.split != 'all' else ''}{'-d' + str(args.distract) if args.distract else ''}.md")
     modes = tuple(m for m in args.modes.split(",") if m)
 
     from offline_model import use_offline_model
@@ -131,36 +243,35 @@ def main(argv=None) -> int:
         use_offline_model()
     cache_embeddings()
     stores = retrieval.find_stores(args.data, args.datasets)
-    lines = ["| variant | mode | " + " | ".join(
-        f"{ds} R@5 / R@10 / MRR" for ds in sorted({retrieval.dataset_of(s) for s, _ in stores}))
-        + " | devmem newest first |", "|---|---|" + "---|" * (len({retrieval.dataset_of(s)
-                                                                    for s, _ in stores}) + 1)]
-    for name, what, apply in (fusion_grid() if args.fusion_grid else variants()):
-        undo: list = []
-        apply(undo)
+    if args.own:
+        stores += retrieval.find_stores(retrieval.OWN_DATA, args.datasets)
+    if args.fusion_cv:
+        table = fusion_cv(stores, args.split, args.distract)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(table + "\n")
+        print(table)
+        return 0
+    names = sorted({retrieval.dataset_of(s) for s, _ in stores})
+    lines = ["| variant | mode | " + " | ".join(f"{ds} R@5 / MRR" for ds in names)
+             + " | macro R@5 |", "|---|---|" + "---|" * (len(names) + 1)]
+    chosen = about_grid() if grid == "about-share" else fusion_grid() if grid == "fusion" else variants()
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",")]
+        chosen = [v for v in chosen if v[0].strip() in wanted]
+    for name, what, apply in chosen:
         started = time.perf_counter()
-        try:
-            with tempfile.TemporaryDirectory(prefix="cursor-memory-ablate-") as work:
-                per_store = {s: retrieval.run_store(s, folder, modes, None, Path(work))
-                             for s, folder in stores}
-        finally:
-            for obj, attr, value in reversed(undo):
-                setattr(obj, attr, value)
-        results = retrieval.build_results(per_store, modes)
+        results = run_variant(apply, stores, modes, args.split, args.distract)
         for mode in modes:
             cells = []
-            for ds, entry in sorted(results.items()):
-                o = entry["modes"][mode]["overall"]
-                cells.append(f"{o['r5']:.3f} / {o['r10']:.3f} / {o['mrr']:.3f}")
-            latest = results.get("devmem", {}).get("modes", {}).get(mode, {}).get(
-                "categories", {}).get("latest-value")
-            lines.append(f"| {name} | {mode} | " + " | ".join(cells) + " | "
-                         + (f"{latest['top1_is_first_gold']}/{latest['n']}" if latest else "")
-                         + " |")
+            for ds in names:
+                o = results[ds]["modes"][mode]["overall"]
+                cells.append(f"{o['r5']:.3f} / {o['mrr']:.3f}" if o["n"] else "–")
+            lines.append(f"| {name} | {mode} | " + " | ".join(cells) + f" | {macro(results, mode):.3f} |")
         print(lines[-1], f"({what}; {time.perf_counter() - started:.0f} s)", file=sys.stderr)
     table = "\n".join(lines)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(table + "\n")
+    args.out.write_text(f"python bench/ablate.py {' '.join(argv if argv is not None else sys.argv[1:])}\n\n"
+                        + table + "\n")
     print(table)
     return 0
 

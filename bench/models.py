@@ -311,6 +311,14 @@ def child_inproc(key: str, work: Path, n_texts: int, turns: int, floor1: bool = 
                     for f in feeds]
         sess.run(["last_hidden_state"], feeds[0])  # warm-up
     lengths = [len(x) for x in ids]
+    # padded tokens each side computes: the project's batches (plan_batches) vs the floor's
+    planned = embeddings.plan_batches(docs, e.workers)
+    res["padded_tokens"] = {
+        "ours": sum(len(b) * max(lengths[i] for i in b) for b in planned),
+        "floor": sum(len(b) * max(lengths[i] for i in b)
+                     for b in (sorted(range(len(ids)), key=lambda i: lengths[i])[k:k + 32]
+                               for k in range(0, len(ids), 32))),
+        "ours_batches": len(planned)}
     res["docs"] = {"n": len(docs), "tokens_mean": statistics.mean(lengths),
                    "tokens_median": statistics.median(lengths), "tokens_max": max(lengths),
                    "tokens_total": sum(lengths),
@@ -632,7 +640,10 @@ def markdown(doc: dict) -> str:
                         + (f", 1-thread floor {', '.join(f'{x:.1f}' for x in ip['floor_1thread_texts_per_s'])}"
                            if ip.get('floor_1thread_texts_per_s') else "")
                         + f"; documents {ip['docs']['tokens_mean']:.0f} tokens on average "
-                        f"(max {ip['docs']['tokens_max']}); 32 x "
+                        f"(max {ip['docs']['tokens_max']}), {ip['docs']['tokens_total']:,} in all, "
+                        f"padded: ours {ip['padded_tokens']['ours']:,} in "
+                        f"{ip['padded_tokens']['ours_batches']} batches, floor "
+                        f"{ip['padded_tokens']['floor']:,}; 32 x "
                         f"{ip['long32']['tokens_mean']:.0f} tokens took {ip['long32']['seconds']:.1f} s")
         if cli:
             bits.append(f"CLI store embedded in {cli['index_embed_s']:.1f} s"

@@ -160,7 +160,8 @@ def session_start(mem, payload: dict, host: str, project: Path) -> dict:
 
     conv = conversation_of(payload)
     deadline = time.monotonic() + SESSION_START_SYNC_SECONDS
-    text = mem.context(search_command=script_command("search_memory.py"), deadline=deadline)
+    context = mem.session_context(search_command=script_command("search_memory.py"), deadline=deadline)
+    text = context.text
     if mem.index.read_only:
         log.note("the memory folder is read-only: context from what is there, nothing written")
     else:
@@ -168,16 +169,56 @@ def session_start(mem, payload: dict, host: str, project: Path) -> dict:
             with state.conversation(mem.root, conv) as st:
                 first = not state.seen_before(
                     st, f"start:{payload.get('generation_id') or payload.get('source') or ''}")
+                st["shown"] = context.ids[-200:]
             if first:
                 mem.log_event("session_start", session_id=conv, workspace=str(project),
                               source=payload.get("source") if host == "claude" and isinstance(
                                   payload.get("source"), str) else None)
-            write_rules_file(project, text)
+            write_rules_file(project, rules_text(mem))
         except StorageError as e:
             log.note(f"{e}; the context is given, the session start is not recorded")
     if host == "claude":
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     return {"additional_context": text}
+
+
+def before_submit_prompt(mem, payload: dict, host: str, project: Path):
+    """Recall: the memories this prompt is about, added to this turn (recall.py). Each
+    conversation gets a memory once; an event delivered twice (both hooks files) answers
+    once."""
+    import hashlib
+
+    from . import state
+    from .errors import StorageError
+
+    prompt = payload.get("prompt")
+    conv = conversation_of(payload)
+    answer_none = {"continue": True} if host == "cursor" else {}
+    if not isinstance(prompt, str):
+        return answer_none
+    key = payload.get("generation_id") or payload.get("prompt_id") or hashlib.sha1(
+        prompt.encode("utf-8", "replace")).hexdigest()[:16]
+    shown: list = []
+    if not mem.index.read_only:
+        try:
+            with state.conversation(mem.root, conv) as st:
+                if state.seen_before(st, f"prompt:{key}"):
+                    return answer_none
+                shown = list(st.get("shown", [])) + list(st.get("recalled", []))
+        except StorageError as e:
+            log.note(f"{e}; recalling without this conversation's history")
+    text, ids = mem.recall(prompt, shown)
+    if ids:
+        try:
+            with state.conversation(mem.root, conv) as st:
+                st["recalled"] = (list(st.get("recalled", [])) + ids)[-200:]
+        except StorageError:
+            pass
+    if not text:
+        return answer_none
+    if host == "claude":
+        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+    return {"continue": True, "additional_context": text}
 
 
 def pre_compact(mem, payload: dict, host: str, project: Path) -> dict:
@@ -208,9 +249,19 @@ def pre_compact(mem, payload: dict, host: str, project: Path) -> dict:
         st["flush_at"] = time.time()
     if note:
         log.note(note)
-    if host == "claude" or not archived:
+    if host == "claude":
+        # Claude Code takes a PreCompact hook's plain stdout (exit 0) as instructions for the
+        # compaction summary (docs/hosts.md "PreCompact"): not JSON, which it would reject.
+        return COMPACT_INSTRUCTIONS
+    if not archived:
         return {}
     return {"user_message": f"cursor-memory: checkpointed {archived} turns before compaction."}
+
+
+COMPACT_INSTRUCTIONS = (
+    "When summarising this conversation, keep every cursor-memory id it mentions (log-…, "
+    "fact-…, sum-…) next to what it refers to, and every decision made, with its id when it "
+    "has one: the next part of the session finds them again by those ids.")
 
 
 def _transcript_record(conv: str, role: str, text: str, path: str) -> dict:
@@ -303,8 +354,7 @@ def cleanup(mem, project: Path) -> None:
         else:
             log.note(f"sync stopped at the deadline ({report.pending_files} files to go)")
         if time.monotonic() < end:
-            write_rules_file(project, mem.context(search_command=script_command("search_memory.py"),
-                                                  deadline=end))
+            write_rules_file(project, rules_text(mem))
     finally:
         lock.release()
 
@@ -337,6 +387,7 @@ def cleanup_worker(root: str, project: str) -> None:
 
 HANDLERS = {
     "sessionStart": session_start,
+    "beforeSubmitPrompt": before_submit_prompt,
     "preCompact": pre_compact,
     "stop": prompt_session_save,
     "sessionEnd": session_end,
@@ -344,6 +395,15 @@ HANDLERS = {
 
 
 # --- helpers -----------------------------------------------------------------------------
+
+def rules_text(mem) -> str:
+    """The alwaysApply rule, kept short (clients that run sessionStart also get the full
+    context; the rule reaches the model on every request): MEMORY.md within a smaller budget,
+    and how to search. Cloud agents and `cursor-agent -p`, which run no sessionStart, get
+    this."""
+    from .context import RULES_BUDGET, build_rules
+    return build_rules(mem.root, search_command=script_command("search_memory.py"),
+                       budget=RULES_BUDGET)
 
 def script_command(name: str) -> str:
     """How the agent runs one of our scripts: this interpreter and the scripts folder the

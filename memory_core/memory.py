@@ -221,6 +221,10 @@ class Memory:
         """The sessionStart context (MEMORY.md, recent facts by the decay policy, the last
         summary), fenced as data and within `context_budget` characters. Built from the
         files alone when the index is not ready by `deadline`."""
+        return self.session_context(search_command=search_command, deadline=deadline).text
+
+    def session_context(self, *, search_command: str | None = None, deadline: float | None = None):
+        """context(), as a context.Context: `.text` and the `.ids` of the records it shows."""
         from . import context
         from .errors import StorageError
         from .sync import SyncReport
@@ -265,6 +269,12 @@ class Memory:
         from .refs import check
         self.sync(embed=False)
         return self.index.run(lambda conn: check(conn, self.project, load_config(self.root)))
+
+    def recall(self, prompt: str, exclude=()) -> tuple:
+        """(context text, ids) of the memories a prompt is about, keywords only (recall.py);
+        ("", []) when none clears the bar."""
+        from .recall import recall
+        return recall(self, prompt, set(exclude))
 
     def prune(self):
         """Retention: old daily files whose lines are all consolidated (consolidate.prune)."""

@@ -356,24 +356,37 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
     """"Redis TTL 现在是多少？": several records give a value, and relevance alone puts the
     one that states it most literally first, often the oldest. Of the first ABOUT_DEPTH
     dated records (session summaries and MEMORY.md sections hold many facts and no single
-    time, so they are not candidates), those that contain at least ABOUT_SHARE of the query
-    words the best of them contains are about the same thing; the newest (for "最早" or
-    "originally", the oldest) of them goes first and the rest keep their order. Words are
-    dictionary words, not bigrams, so `性能分` counts as 性能 + 分 and a junk bigram (能分)
-    cannot decide what is about what."""
+    time, so they are not candidates), those that cover at least ABOUT_SHARE of what the
+    best of them covers of the query are about the same thing; the newest (for "最早" or
+    "originally", the oldest) of them goes first and the rest keep their order.
+
+    Coverage counts the query's dictionary words (`性能分` is 性能 + 分, so a junk bigram such
+    as 能分 cannot decide what is about what), each weighted by how rare it is in the store
+    (inverse document frequency): "which ORM does the API use" is about the ORM, and a line
+    that shares the common "API" and "use" is not."""
+    import math
+
     head = [h for h in hits if h.type not in DIGESTS and h.timestamp][:ABOUT_DEPTH]
     units = words(query)
     if not head or not units:
         return hits
     pks = [h.pk for h in head]
-    count = dict.fromkeys(pks, 0)
+    total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
+    count = dict.fromkeys(pks, 0.0)
     sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
            f"({','.join('?' * len(pks))})")
     for unit in units:
-        for (pk,) in conn.execute(sql, ('{content}: "' + unit.replace('"', "") + '"', *pks)):
-            count[pk] += 1
+        phrase = '{content}: "' + unit.replace('"', "") + '"'
+        matched = [pk for (pk,) in conn.execute(sql, (phrase, *pks))]
+        if not matched:
+            continue
+        df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                          (phrase,)).fetchone()[0]
+        weight = math.log((total + 1) / (df + 0.5))
+        for pk in matched:
+            count[pk] += weight
     best = max(count.values())
-    about = [h for h in head if best and count[h.pk] >= ABOUT_SHARE * best]
+    about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
     if not about:
         return hits
     pick = (max if newest else min)(about, key=lambda h: h.timestamp)
@@ -440,8 +453,11 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     hint = temporal.parse(query, now or clock())
     counted = {"keyword_only": 0}
 
+    # words that name days are matched by date, not as keywords ("上周四" is not "周四" anywhere)
+    keywords = hint.rest(query) if hint.start is not None else query
+
     def search(conn):
-        fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
+        fts = fts_candidates(conn, keywords, filters, depth) if mode != "vector" else []
         vec = []
         if qvec is not None:
             if vectors.usable(conn, embedder.identity):
@@ -452,9 +468,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 notes.append("vectors are not available in this index yet: keyword results only")
         dated = []
         if hint.start is not None and mode != "vector":  # the days the query names
-            during = filters.within(hint.start, hint.end)
-            dated = fts_candidates(conn, query, during, depth) or (
-                [(r.pk, r.score) for r in newest(conn, during, depth)])  # only time words
+            dated = dated_candidates(conn, keywords, filters.within(hint.start, hint.end),
+                                     hint.end - hint.start, depth)
         ranked = fuse(fts, vec, *fused, dated=dated)
         if filters.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, filters, depth)
@@ -467,6 +482,33 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         notes.append(f"{n} records have no vector yet: only a keyword match could find them "
                      "(`cursor-memory embed` makes their vectors now)")
     return Results(hits, notes, keyword_only=n)
+
+
+# A question that names a short stretch of time ("上周四都干了啥", "On Sept 24, what security
+# changes went in?") is answered first by that time's digest: its session summaries join
+# the dated list after the keyword matches, when the stretch is at most this long.
+DIGEST_DAYS = 3
+
+
+def dated_candidates(conn, keywords: str, during: Filters, span, depth: int) -> list:
+    """The dated list: keyword matches among records written or named in the stretch, then
+    (a short stretch) its session summaries; with no keyword at all, its records, summaries
+    first, newest first."""
+    found = fts_candidates(conn, keywords, during, depth)
+    if span.days <= DIGEST_DAYS or not found:
+        where, params = during.sql()
+        seen = {pk for pk, _ in found}
+        rows = conn.execute(f"SELECT c.pk FROM chunks c WHERE {where} AND instr(c.id, '#part-') = 0 "
+                            "ORDER BY c.type = 'session_summary' DESC, c.timestamp DESC LIMIT ?",
+                            (*params, depth)).fetchall()
+        extra = [pk for (pk,) in rows if pk not in seen]
+        if found:  # after the keyword matches: only the digests
+            summaries = {pk for (pk,) in conn.execute(
+                f"SELECT pk FROM chunks WHERE type = 'session_summary' AND pk IN "
+                f"({','.join('?' * len(extra))})", extra)} if extra else set()
+            extra = [pk for pk in extra if pk in summaries]
+        found = found + [(pk, 0.0) for pk in extra]
+    return found[:depth]
 
 
 def newest(conn, filters: Filters, depth: int) -> list:

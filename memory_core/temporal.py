@@ -91,6 +91,12 @@ _PATTERN_SOURCES = (
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
+    (rf"上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
+    (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
+    (rf"{_N}\s*个月(?:之|以)?前的今天", "n_months_ago_today"),
+    (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
+    (rf"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{{1,2}})\s*[日号]", "rel_month_day"),
+    (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
     (r"昨天|昨日|昨晚|\byesterday\b|\blast\s+night\b", "-1"),
     (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
@@ -204,7 +210,7 @@ def mentioned_days(text: str, written: datetime) -> tuple | None:
     return min(spans, key=lambda d: d[1] - d[0]) if spans else None
 
 
-MAX_MENTION_DAYS = 31
+MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
 
 
 def mentions(text: str, written: datetime) -> list:
@@ -332,6 +338,28 @@ def _span(kind: str, g: dict, today: date):
         return today - timedelta(days=5), today - timedelta(days=1)
     if kind == "these_days":
         return today - timedelta(days=2), today
+    if kind in ("last2_wd", "n_weeks_ago_wd"):
+        target = _WEEKDAYS_ZH.get(g["wd"])
+        weeks = 2 if kind == "last2_wd" else _num(g.get("n") or "")
+        if target is None or weeks is None:
+            return None
+        monday = today - timedelta(days=today.weekday() + 7 * weeks)
+        d = monday + timedelta(days=target)
+        return d, d
+    if kind in ("n_months_ago_today", "n_years_ago_today"):
+        n = _num(g.get("n") or "")
+        if n is None:
+            return None
+        months = n * (12 if kind == "n_years_ago_today" else 1)
+        year, month = divmod(today.year * 12 + today.month - 1 - months, 12)
+        d = date(year, month + 1, min(today.day, _month_end(date(year, month + 1, 1)).day))
+        return d, d
+    if kind == "rel_month_day":
+        first = today.replace(day=1)
+        for _ in range(g["rel"].count("上")):
+            first = (first - timedelta(days=1)).replace(day=1)
+        d = first.replace(day=int(g["day"]))
+        return d, d
     if kind in ("last_wd", "recent_wd"):
         wd = g["wd"].lower()
         target = _WEEKDAYS_EN.get(wd, _WEEKDAYS_ZH.get(wd))

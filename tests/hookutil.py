@@ -14,6 +14,8 @@ def call(event, payload=None, raw=None):
     code = hooks.run(event, stdin=io.BytesIO(data), stdout=out)
     assert code == 0
     text = out.getvalue()
+    if not text.startswith("{"):  # Claude Code's PreCompact answers in plain text
+        return text.strip()
     assert text.endswith("\n") and len(text.strip().splitlines()) == 1
     return json.loads(text)
 

@@ -165,3 +165,42 @@ def test_a_question_of_only_time_words_lists_that_days_records(mem, monkeypatch)
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     hits = mem.search("周二出了什么事", limit=3, mode="fts")
     assert hits and hits[0].id == a["id"]
+
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("上上周二为上线做了哪些准备", "2026-09-29", "2026-09-30"),
+    ("三周前的周五升级了什么", "2026-09-25", "2026-09-26"),
+    ("一个月前的今天做了什么", "2026-09-15", "2026-09-16"),
+    ("上个月14号上午为什么换了框架", "2026-09-14", "2026-09-15"),
+    ("What did we do this Monday?", "2026-10-12", "2026-10-13"),
+    ("两周前的周三", "2026-09-30", "2026-10-01"),
+])
+def test_compound_day_expressions_are_read_whole(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
+def test_a_record_that_names_a_month_is_not_about_every_day_of_it():
+    from memory_core.config import parse_time
+    from memory_core.temporal import mentions
+    assert mentions("月度复盘：本月最耗时的是 ORM 迁移", parse_time("2026-10-14T09:00:00Z")) == []
+    assert mentions("上周二压测挂了", parse_time("2026-10-14T09:00:00Z"))
+
+
+def test_time_words_do_not_match_as_keywords(mem, monkeypatch):
+    """"上周四都干了啥" finds last Thursday's work, not every line saying 周四."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-08T10:00:00Z")
+    mem.save_summary("数据库迁移", "把生产库迁到 RDS，停机 38 分钟", session_id="s1")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-04T10:00:00Z")
+    mem.save_fact("测试同学每周四做一次回归测试")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    hits = mem.search("上周四都干了啥？", limit=3, mode="fts")
+    assert hits and hits[0].type == "session_summary"
+
+
+def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-24T10:00:00Z")
+    s = mem.save_summary("安全加固", "密码哈希换成 argon2id，token 有效期改为 30 分钟", session_id="s1")
+    mem.save_fact("Added helmet to the API")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    assert s["id"] in [h.id for h in mem.search("On Sept 24, what security changes went in?", limit=3,
+                                                 mode="fts")]

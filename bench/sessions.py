@@ -50,7 +50,8 @@ def model_env(kind: str, work: Path) -> dict:
     elif kind == "standin":
         from standin_model import build
         env["CURSOR_MEMORY_MODEL"] = "jinaai/jina-embeddings-v2-base-zh"
-        env["CURSOR_MEMORY_MODEL_PATH"] = str(build(work / "standin"))
+        build(work / "standin")  # returns the model file; fastembed is given its folder
+        env["CURSOR_MEMORY_MODEL_PATH"] = str(work / "standin")
     else:
         raise SystemExit(f"unknown model {kind!r}")
     return env

@@ -121,9 +121,8 @@ def _save_fact(args) -> int:
     if args.json:
         _print_json(record)
     else:
-        extra = f", superseding {record['supersedes']}" if record.get("supersedes") else ""
-        _say(f"saved {record['id']} ({record['memory_type']} {record['type']}{extra}) "
-             f"to {mem.daily_path().relative_to(mem.root)}")
+        from . import answers
+        _say(answers.saved_fact(record, mem.daily_path().relative_to(mem.root).as_posix()))
     return 0
 
 
@@ -146,7 +145,8 @@ def _save_summary(args) -> int:
     if args.json:
         _print_json(record)
     else:
-        _say(f"saved {record['id']} to sessions.jsonl")
+        from . import answers
+        _say(answers.saved_summary(record))
     return 0
 
 
@@ -183,23 +183,8 @@ def _search(args) -> int:
         return 0
     for note in hits.notes:
         print(f"note: {_plain(note)}", file=sys.stderr)
-    if not hits:
-        _say("no memories found")
-    for i, h in enumerate(hits, 1):
-        label = h.type + (f" {h.memory_type}" if h.memory_type else "")
-        where = f"{h.section} ({h.source_file})" if h.section else h.source_file
-        ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
-                                      f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
-        status = "" if h.status == "active" else (
-            f" ({h.status}" + (f" by {h.superseded_by}" if h.superseded_by else "") + ")")
-        _say(f"{i}. [{label}]{status} " + h.content.replace("\n", "\n   "))
-        _say(f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
-             f"score {h.score:.4f} ({ranks})")
-        if len(h.evidence) > 1:
-            _say(f"   evidence: {', '.join(h.evidence)}")
-        if h.refs:
-            _say("   refs: " + ", ".join(r["ref"] + ("" if r["exists"] is not False else " (missing)")
-                                        for r in h.refs))
+    from . import answers
+    _say(answers.results_text(hits))
     return 0
 
 
@@ -284,7 +269,8 @@ def _forget(args) -> int:
     if args.json:
         _print_json(record)
     else:
-        _say(f"forgot {record['target']} (tombstone {record['id']}); nothing was deleted")
+        from . import answers
+        _say(answers.forgot(record))
     return 0
 
 
@@ -338,8 +324,9 @@ def _hook(args) -> int:
 
 
 def _mcp(args) -> int:
+    from .config import resolve_memory_dir
     from .mcp_server import main as serve
-    return serve(args.memory_dir)
+    return serve(resolve_memory_dir(args.memory_dir, project=args.project))
 
 
 # --- entry points ------------------------------------------------------------------------
@@ -427,7 +414,9 @@ def _commands() -> dict:
                             p.add_argument("--detach", action="store_true",
                                            help="sessionEnd: clean up in a worker, return at once")),
                  _hook, False),
-        "mcp": ("serve memory as MCP tools over stdio (needs the [mcp] extra)", none, _mcp, False),
+        "mcp": ("serve memory as MCP tools over stdio (needs the [mcp] extra)",
+                lambda p: p.add_argument("--project", help="whose memory (default: this git "
+                                                           "repository)"), _mcp, False),
     }
 
 

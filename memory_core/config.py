@@ -131,7 +131,7 @@ def normalize_time(value) -> str | None:
 
 
 def date_bound(value: str, *, end: bool = False) -> str:
-    """A --since/--until value as a UTC timestamp; a bare date means the whole local day."""
+    """A since/until value as a UTC timestamp; a bare date means the whole local day."""
     text = str(value).strip()
     try:
         if len(text) == 10 and text[4] == "-" and text[7] == "-":
@@ -139,8 +139,9 @@ def date_bound(value: str, *, end: bool = False) -> str:
             start = datetime(day.year, day.month, day.day).astimezone()
             return iso(start + timedelta(days=1, seconds=-1)) if end else iso(start)
         return iso(parse_time(text))
-    except (ValueError, OverflowError):
-        raise UserError(f"not a date: {text[:60]!r}") from None
+    except (ValueError, OverflowError, UserError):
+        raise UserError(f"{'until' if end else 'since'} must be a date (YYYY-MM-DD) or an ISO "
+                        f"time, not {text[:60]!r}") from None
 
 
 # --- settings ------------------------------------------------------------------------------

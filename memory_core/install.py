@@ -217,8 +217,10 @@ def mcp_available() -> bool:
     return importlib.util.find_spec("mcp") is not None
 
 
-def mcp_entry(python: str) -> dict:
-    return {"command": python, "args": ["-m", "memory_core", "mcp"]}
+def mcp_entry(python: str, project: Path) -> dict:
+    """The server's entry: hosts start it from a folder of their choosing, so the project is
+    named (CURSOR_MEMORY_DIR still wins, as for the hooks)."""
+    return {"command": python, "args": ["-m", "memory_core", "mcp", "--project", str(project)]}
 
 
 # --- install / uninstall ------------------------------------------------------------------------
@@ -295,7 +297,7 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
             created = manifest.setdefault("created_mcp", {}).setdefault(rel, not path.exists())
             if path.exists() and not created:
                 manifest.setdefault("original_mcp", {}).setdefault(rel, path.read_text(encoding="utf-8"))
-            data.setdefault("mcpServers", {})[SKILL] = mcp_entry(python)
+            data.setdefault("mcpServers", {})[SKILL] = mcp_entry(python, project)
             _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         manifest["mcp"] = [p.relative_to(project).as_posix() for p in targets]
         done.append("mcp: " + ", ".join(manifest["mcp"]) + " (memory as tools)")

@@ -62,9 +62,10 @@ def route_to_stderr(prefix: str = "cursor-memory: ") -> None:
         logger()
 
 
-def route_to_file(folder_fn, event: str) -> None:
+def route_to_file(folder_fn, event: str, echo=None) -> None:
     """Notices of a hook as lines of `<folder>/hooks.log` (see `append_log`), prefixed with
-    the event; `folder_fn()` names the folder when the first line is written."""
+    the event; `folder_fn()` names the folder when the first line is written. `echo`: a
+    stream that gets each line too (the MCP server's stderr, which hosts show)."""
     global _configure
 
     def configure(lg):
@@ -78,6 +79,10 @@ def route_to_file(folder_fn, event: str) -> None:
                     pass
         _reset(lg)
         lg.addHandler(HooksLog())
+        if echo is not None:
+            handler = logging.StreamHandler(echo)
+            handler.setFormatter(logging.Formatter(f"cursor-memory {event}: %(message)s"))
+            lg.addHandler(handler)
         lg.setLevel(logging.INFO)
     _configure = configure
     if "logging" in sys.modules:

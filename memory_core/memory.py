@@ -33,6 +33,7 @@ class Memory:
         self._embedder_tried = False
         self._index = None
         self._scratch = None  # a temporary index of a read-only folder's files
+        self._synced = None  # sync.stamp() of the sources at the last complete sync
 
     @property
     def project(self) -> Path | None:
@@ -119,8 +120,12 @@ class Memory:
     def sync(self, *, embed: bool = True, progress=None, deadline: float | None = None):
         """Bring the index in line with the files (committing as it goes: a later sync goes
         on where one cut short by `deadline` stopped); with `embed`, also make the missing
-        vectors when a model is available. Returns a SyncReport."""
-        from .sync import SyncReport, sync_text
+        vectors when a model is available. Returns a SyncReport. A process that syncs again
+        (the MCP server, before each search) skips the work when no source file changed."""
+        from .sync import SyncReport, stamp, sync_text
+
+        before = stamp(self.root, self.index.path)
+        done = []
 
         def text(conn):
             if conn.read_only:
@@ -128,9 +133,13 @@ class Memory:
                     from .log import note
                     note("the disk refuses writes (full, or failing): the index is used as it is")
                 return SyncReport()
-            return sync_text(conn, self.root, project=self.project, deadline=deadline)
+            report = sync_text(conn, self.root, project=self.project, deadline=deadline)
+            done.append(report.complete)
+            return report
 
-        report = self.index.run(text)
+        report = SyncReport() if before is not None and before == self._synced else self.index.run(text)
+        if done == [True]:
+            self._synced = before
         for line in report.skipped:
             from .log import note
             note(f"skipped {line}")
@@ -140,24 +149,27 @@ class Memory:
                 report.embedded, report.reused, report.pending_vectors = fill.embedded, fill.reused, fill.left
         return report
 
-    def embed(self, *, progress=None, deadline: float | None = None, budget=None):
-        """Make the vectors the index is missing (copies first, then the model); None when
-        there is no model. Returns a vectors.FillReport."""
+    def embed(self, *, progress=None, deadline: float | None = None, budget=None,
+              limit: int | None = None):
+        """Make the vectors the index is missing (copies first, then the model), at most
+        `limit` of them; None when there is no model. Returns a vectors.FillReport."""
         from . import vectors
         embedder = self.embedder()
         if embedder is None:
             return None
-        return vectors.fill(self.index, embedder, deadline=deadline, budget=budget, progress=progress)
+        return vectors.fill(self.index, embedder, deadline=deadline, budget=budget,
+                            limit=limit, progress=progress)
 
     def search(self, query: str, limit: int = 10, mode: str = "hybrid", *, type=None,
                memory_type=None, since=None, until=None, ref=None, history: bool = False,
-               sync: bool = True):
+               sync: bool = True, backlog: float | None = None):
         """Search memory. `mode`: hybrid (keywords + vectors, fused), fts, or vector.
         Filters: type (fact/preference/action/session_summary/core; transcript, the archived
         turns, only when asked for), memory_type (W/B/O/S), since/until (a date or ISO time),
         ref (a file path, also under the names git says it had, or a url / category:id),
-        history (also forgotten and superseded records, with their status). Returns
-        search.Results: Hits, `.notes`, `.keyword_only`."""
+        history (also forgotten and superseded records, with their status). `backlog`:
+        seconds the model may spend on pending vectors first (default search.BACKLOG_SECONDS).
+        Returns search.Results: Hits, `.notes`, `.keyword_only`."""
         from . import search as pipeline
         from .config import load_config, setting
 
@@ -171,6 +183,7 @@ class Memory:
         fusion = (setting(cfg, "rrf_k", float(pipeline.RRF_K), minimum=0.0),
                   setting(cfg, "vector_weight", pipeline.VECTOR_WEIGHT, minimum=0.0))
         embedder = self.embedder(quiet=True) if mode != "fts" else None
+        backlog = pipeline.BACKLOG_SECONDS if backlog is None else backlog
 
         def prepare():
             report = self.sync(embed=False, deadline=time.monotonic() + SEARCH_SYNC_SECONDS) if sync else None
@@ -186,7 +199,7 @@ class Memory:
 
         try:
             return pipeline.run(self.index, request, embedder=embedder, project=self.project,
-                                fusion=fusion, prepare=prepare)
+                                fusion=fusion, prepare=prepare, backlog=backlog)
         except IndexError_:
             if not self.index.read_only:
                 raise

@@ -421,9 +421,11 @@ def check(request: Request) -> None:
 
 
 def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, VECTOR_WEIGHT),
-        prepare=None, now=None) -> Results:
+        prepare=None, now=None, backlog: float = BACKLOG_SECONDS) -> Results:
     """Search the index. `prepare()` (the caller's text sync) runs while the query is being
-    embedded and returns notes; `embedder` None means keyword results only."""
+    embedded and returns notes; `embedder` None means keyword results only; `backlog`: how
+    long the model may embed pending records first (0: a warm server does that between
+    requests)."""
     from . import temporal
     from .config import now as clock
 
@@ -444,8 +446,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     qvec = _in_background(nearest) if embedder is not None and mode != "fts" and query.strip() else None
     if prepare is not None:
         notes += prepare()
-    if embedder is not None and mode != "fts" and not index.read_only:
-        fill = vectors.fill(index, embedder, budget=BACKLOG_SECONDS, tidy=False, newest=True)
+    if embedder is not None and mode != "fts" and not index.read_only and backlog > 0:
+        fill = vectors.fill(index, embedder, budget=backlog, tidy=False, newest=True)
         if fill.store_unavailable:
             notes.append("this index keeps vectors in sqlite-vec, which this Python cannot load: "
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")

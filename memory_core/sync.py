@@ -156,6 +156,39 @@ def source_files(root: Path) -> list[str]:
     return out
 
 
+RACY_NS = 2_000_000_000
+
+
+def stamp(root, index_path) -> tuple | None:
+    """What a long-lived process compares to skip a sync: every source file's inode, size,
+    mtime and ctime, and the index file's inode (a rebuild or a deletion replaces it). Equal
+    stamps mean no byte of the sources changed since the sync that recorded it: the same
+    test the sync applies file by file, at one lstat per file. None when a file changed in
+    the last RACY_NS (its next change might not show)."""
+    out = []
+    for rel in ["MEMORY.md", "sessions.jsonl", "facts.jsonl", "daily", os.fspath(index_path)]:
+        try:
+            st = os.lstat(os.path.join(root, rel))
+            out.append((rel, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+        except OSError:
+            out.append((rel, None))
+    try:
+        with os.scandir(os.path.join(root, "daily")) as it:
+            for e in it:
+                st = e.stat(follow_symlinks=False)
+                out.append(("daily/" + e.name, st.st_ino, st.st_size, st.st_mtime_ns,
+                            st.st_ctime_ns, st.st_mode))
+    except OSError:
+        pass
+    out[4] = out[4][:2]  # the index: which file, not its writes
+    # File times tick coarsely (a few ms): a file changed just now could change again
+    # without its stamp changing ("racy git"). Such a stamp is not trusted.
+    recent = time.time_ns() - RACY_NS
+    if any(len(x) > 2 and x[4] >= recent for x in out):
+        return None
+    return tuple(sorted(out, key=lambda x: x[0]))
+
+
 def _regular(path: str) -> bool:
     try:
         return stat.S_ISREG(os.lstat(path).st_mode)

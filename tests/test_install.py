@@ -93,7 +93,7 @@ def test_uninstall_removes_exactly_what_install_added(project):
     before = snapshot(project)
     install.install(project, claude=True, mcp=True)
     assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["cursor-memory"]["args"] == [
-        "-m", "memory_core", "mcp"]
+        "-m", "memory_core", "mcp", "--project", str(project)]
     (project / ".cursor/skills/memory-data/MEMORY.md").write_text("# keep me\n")
     install.uninstall(project)
     after = snapshot(project)

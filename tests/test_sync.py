@@ -93,6 +93,33 @@ def test_a_file_rewritten_in_place_with_other_content_is_reread(filled):
     assert filled.sync().removed == 1
 
 
+def test_a_warm_process_skips_a_sync_only_when_no_source_changed(filled, monkeypatch):
+    from memory_core import sync
+    monkeypatch.setattr(sync, "RACY_NS", 0)  # trust stamps at once (else: 2 s after a write)
+    filled.sync()
+    filled.sync()  # the first one made the index file: its stamp is the one to keep
+    calls = []
+    real = sync.sync_text
+    monkeypatch.setattr(sync, "sync_text", lambda *a, **k: calls.append(1) or real(*a, **k))
+    filled.sync()
+    assert calls == []  # nothing changed: no sync, not even a connection
+    filled.save_fact("appended meanwhile by a hook")
+    assert filled.sync().upserted == 1 and calls == [1]
+    path = next((filled.root / "daily").iterdir())
+    os.replace(path, path.with_suffix(".old"))  # pruned
+    assert filled.sync().removed > 0
+    os.unlink(filled.root / "index.sqlite")  # deleted under a warm process: rebuilt, not skipped
+    assert [h.id for h in filled.search("appended meanwhile")] != []
+
+
+def test_a_same_size_rewrite_right_after_a_sync_is_not_skipped(filled):
+    filled.sync()
+    path = filled.daily_path()
+    text = path.read_text()
+    path.write_text(text.replace("端口 3005", "端口 3999"))  # same size, same inode, same tick
+    assert [h.content for h in filled.search("3999", mode="fts")][0].endswith("3999")
+
+
 def test_later_versions_of_a_fact_replace_earlier_ones(mem):
     base = {"id": "fact-x", "type": "W", "entities": [], "confidence": 1.0,
             "created_at": "2026-10-01T00:00:00Z"}

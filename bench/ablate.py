@@ -78,6 +78,11 @@ def variants():
          lambda undo: _patch(sync, "_tail", lambda t: None, undo)),
         ("- parts", "long records not indexed by their lines",
          lambda undo: _patch(sync, "parts", lambda row: [], undo)),
+        ("- context column", "entities, headings, topics and the neighbour line not scored "
+         "(BM25_WEIGHTS = 1, 0, 0)",
+         lambda undo: _patch(search, "BM25_WEIGHTS", (1.0, 0.0, 0.0), undo)),
+        ("- postings budget", "every query term scored, however common",
+         lambda undo: _patch(search, "POSTINGS_BUDGET", 10 ** 12, undo)),
         ("- consolidated ×1.3", "CONSOLIDATED_BOOST = 0",
          lambda undo: _patch(search, "CONSOLIDATED_BOOST", 0.0, undo)),
         ("- summary shares session", "SESSION_SHARE = 0",
@@ -90,7 +95,7 @@ def variants():
         ("- the days' summaries", "no digest of a short named stretch", no_digest),
         ("  time words as keywords", "the query's time words also matched as words", time_words_as_keywords),
         ("  promotion on bigrams", "aboutness from query bigrams, not words",
-         lambda undo: _patch(search, "words", text.query_terms, undo)),
+         lambda undo: _patch(search, "words", lambda q: [t for t, _ in text.weighted_terms(q)], undo)),
         ("- contraction stopwords", "s/t/d/ll/re/ve/m, per, via searched as words",
          lambda undo: _patch(text, "STOPWORDS_EN", text.STOPWORDS_EN - set(
              "s t d ll re ve m per via".split()), undo)),

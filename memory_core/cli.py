@@ -11,9 +11,11 @@ import argparse
 import json
 import os
 import sys
+from collections import namedtuple
 
 from .config import resolve_memory_dir
 from .errors import CursorMemoryError, UserError
+from .records import KINDS, MEMORY_TYPES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,10 +97,10 @@ def _quiet_stdout() -> None:
 def _add_save_fact_args(p):
     p.add_argument("content_arg", nargs="?", metavar="CONTENT", help="the fact (or use --content)")
     p.add_argument("--content", help="the fact, one sentence, in the user's language")
-    p.add_argument("--type", dest="memory_type", choices=("W", "B", "O"),
+    p.add_argument("--type", dest="memory_type", choices=MEMORY_TYPES,
                    help="W: a fact about the world/project; B: something that happened; "
                         "O: an opinion or preference (default W)")
-    p.add_argument("--kind", default=None, choices=("fact", "preference", "action"),
+    p.add_argument("--kind", default=None, choices=KINDS,
                    help="default: preference for --type O, else fact")
     p.add_argument("--entities", help="comma-separated tags, e.g. redis,cache")
     p.add_argument("--confidence", type=float, help="0 to 1 (default 1.0; 0.8 for preferences)")
@@ -279,8 +281,9 @@ def _check_refs(args) -> int:
     if args.json:
         _print_json(report)
         return 1 if report["broken"] else 0
-    for cid, ref, why, suggestion in report["broken"]:
-        _say(f"broken  {ref} in {cid}: {why}" + (f"; now at {suggestion}?" if suggestion else ""))
+    for b in report["broken"]:
+        _say(f"broken  {b['ref']} in {b['id']}: {b['why']}"
+             + (f"; now at {b['suggestion']}?" if b["suggestion"] else ""))
     for path in report["orphans"]:
         _say(f"orphan  {path}: no memory refers to it")
     if not report["broken"] and not report["orphans"]:
@@ -373,22 +376,26 @@ def search_main(argv=None) -> int:
                    _add_search_args, _search, argv)
 
 
-# name: (help, add arguments, function, takes --json)
+# A subcommand: its help, a function adding its arguments, the function running it, and
+# whether it honours --json. (collections, not typing: every save imports this module.)
+Command = namedtuple("Command", "help add_arguments run takes_json")
+
+
 def _commands() -> dict:
     none = lambda p: None  # noqa: E731
     return {
-        "save-fact": ("save a fact", _add_save_fact_args, _save_fact, True),
-        "save-summary": ("save a session summary", _add_save_summary_args, _save_summary, True),
-        "search": ("search memory", _add_search_args, _search, True),
-        "sync": ("bring the index in line with the files (and make missing vectors)",
+        "save-fact": Command("save a fact", _add_save_fact_args, _save_fact, True),
+        "save-summary": Command("save a session summary", _add_save_summary_args, _save_summary, True),
+        "search": Command("search memory", _add_search_args, _search, True),
+        "sync": Command("bring the index in line with the files (and make missing vectors)",
                  lambda p: p.add_argument("--no-embed", action="store_true",
                                           help="text only; leave vectors for later"), _sync, True),
-        "embed": ("make every missing vector now (with a progress bar on a terminal)", none,
+        "embed": Command("make every missing vector now (with a progress bar on a terminal)", none,
                   _embed, True),
-        "rebuild": ("rebuild index.sqlite from the files",
+        "rebuild": Command("rebuild index.sqlite from the files",
                     lambda p: p.add_argument("--no-embed", action="store_true"), _rebuild, True),
-        "stats": ("counts and settings", none, _stats, True),
-        "install": ("install the hooks, skill and git settings into a project",
+        "stats": Command("counts and settings", none, _stats, True),
+        "install": Command("install the hooks, skill and git settings into a project",
                     lambda p: (p.add_argument("--project", help="default: this git repository"),
                                p.add_argument("--claude", action="store_true",
                                               help="also Claude Code: .claude/settings.json and "
@@ -398,23 +405,23 @@ def _commands() -> dict:
                                               help="also register the MCP server (default: when "
                                                    "the [mcp] extra is installed)")),
                     _install, False),
-        "uninstall": ("remove exactly what install added (the memory stays)",
+        "uninstall": Command("remove exactly what install added (the memory stays)",
                       lambda p: p.add_argument("--project"), _install, False),
-        "forget": ("stop showing a memory that is wrong (appends a tombstone; deletes nothing)",
+        "forget": Command("stop showing a memory that is wrong (appends a tombstone; deletes nothing)",
                    lambda p: (p.add_argument("id", help="the memory's id, as search shows it"),
                               p.add_argument("--reason", help="why, in a few words")), _forget, True),
-        "check-refs": ("references to files that moved or vanished, and artifact files no memory "
+        "check-refs": Command("references to files that moved or vanished, and artifact files no memory "
                        "refers to; exit 1 if any reference is broken", none, _check_refs, True),
-        "doctor": ("check the files, index, model, locks and hooks; exit 1 if something needs you",
+        "doctor": Command("check the files, index, model, locks and hooks; exit 1 if something needs you",
                    lambda p: p.add_argument("--project", help="whose hooks to check"), _doctor, True),
-        "model": ("the embedding model: `model download`, `model info`",
+        "model": Command("the embedding model: `model download`, `model info`",
                   lambda p: p.add_argument("model_command", choices=("download", "info")), _model, False),
-        "hook": ("run a lifecycle hook (what hooks.json calls): reads the event's JSON on stdin",
+        "hook": Command("run a lifecycle hook (what hooks.json calls): reads the event's JSON on stdin",
                  lambda p: (p.add_argument("event"),
                             p.add_argument("--detach", action="store_true",
                                            help="sessionEnd: clean up in a worker, return at once")),
                  _hook, False),
-        "mcp": ("serve memory as MCP tools over stdio (needs the [mcp] extra)",
+        "mcp": Command("serve memory as MCP tools over stdio (needs the [mcp] extra)",
                 lambda p: p.add_argument("--project", help="whose memory (default: this git "
                                                            "repository)"), _mcp, False),
     }
@@ -425,13 +432,13 @@ def main(argv=None) -> int:
     from . import log
     parser = _Parser(prog="cursor-memory", description="Long-term memory for AI coding agents.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, (help_text, add, fn, takes_json) in _commands().items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        add(p)
+    for name, command in _commands().items():
+        p = sub.add_parser(name, help=command.help, description=command.help)
+        command.add_arguments(p)
         _memory_dir(p)
-        if takes_json:
+        if command.takes_json:
             _json(p)
-        p.set_defaults(fn=fn, json=False)
+        p.set_defaults(fn=command.run, json=False)
     try:
         _check_utf8(argv)
     except UserError as e:

@@ -20,14 +20,14 @@ DEFAULT_MODEL = "jinaai/jina-embeddings-v2-base-zh"
 
 # --- the project and its memory folder ---------------------------------------------------
 
-def find_project(start: str | os.PathLike | None = None) -> Path:
+def find_project() -> Path:
     """The project: CURSOR_PROJECT_DIR (or CLAUDE_PROJECT_DIR), else the git top level of
     the cwd, else the cwd. The git top level is the nearest folder holding `.git` (a folder,
     or a file in a worktree), found without running git: this runs on every save."""
     env = os.environ.get("CURSOR_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR")
     if env:
         return Path(env)
-    cwd = Path(start or os.getcwd()).absolute()
+    cwd = Path(os.getcwd()).absolute()
     for folder in (cwd, *cwd.parents):
         if os.path.exists(os.path.join(folder, ".git")):
             return folder

@@ -88,9 +88,10 @@ def _index(mem):
                                "ORDER BY file_path, line").fetchall()
         integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
         meta = dict(conn.execute("SELECT key, value FROM meta"))
-        return got, skipped, integrity, meta
+        return {"got": got, "skipped": skipped, "integrity": integrity, "meta": meta}
 
-    got, skipped, integrity, meta = mem.index.run(read)
+    found = mem.index.run(read)
+    got, skipped, integrity, meta = found["got"], found["skipped"], found["integrity"], found["meta"]
     wrong = []
     for rel in sorted(set(expected) | set(got)):
         missing = expected.get(rel, set()) - got.get(rel, set())

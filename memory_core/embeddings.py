@@ -54,8 +54,7 @@ class Embedder:
     """A loaded model: `embed(texts)` for documents, `embed_query(text)` for a query.
     Both return L2-normalised float32 numpy arrays."""
 
-    def __init__(self, name: str, model, identity: str, workers: int = WORKERS):
-        self.name = name
+    def __init__(self, identity: str, model, workers: int = WORKERS):
         self.model = model
         self.identity = identity  # what the index records; a change means new vectors
         self.dims: int | None = None
@@ -158,7 +157,7 @@ def _load(name: str, path: str | None) -> Embedder:
         raise UserError(f"embedding model {name} is not downloaded "
                         "(run `cursor-memory model download`); keyword search only") from None
     _cap_tokens(model)
-    embedder = Embedder(name, model, name)
+    embedder = Embedder(name, model)
     _LOADED[key] = embedder
     return embedder
 

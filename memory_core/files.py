@@ -60,9 +60,9 @@ def open_append(path) -> int:
     return _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
 
 
-def open_private(path, *, create: bool = True) -> int:
+def open_private(path) -> int:
     """A read-write descriptor (created 0600, never truncated); StorageError for a link."""
-    return _open(path, os.O_RDWR | (os.O_CREAT if create else 0))
+    return _open(path, os.O_RDWR | os.O_CREAT)
 
 
 def replace_link(path) -> bool:

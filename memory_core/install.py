@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 from .config import DATA_SUBDIR
 from .errors import UserError
@@ -22,13 +23,19 @@ SKILL = "cursor-memory"
 SKILL_DIRS = {"cursor": Path(".cursor") / "skills" / SKILL, "claude": Path(".claude") / "skills" / SKILL}
 MANIFEST = "install.json"
 
-# (Cursor event, Claude Code event, timeout seconds, extra Cursor keys)
+class Hook(NamedTuple):
+    cursor: str  # the Cursor event
+    claude: str  # Claude Code's name for it
+    timeout: int  # seconds the host allows
+    extra: dict  # more keys of Cursor's entry
+
+
 HOOKS = [
-    ("sessionStart", "SessionStart", 10, {}),
-    ("beforeSubmitPrompt", "UserPromptSubmit", 5, {}),
-    ("preCompact", "PreCompact", 30, {}),
-    ("stop", "Stop", 10, {"loop_limit": 1}),
-    ("sessionEnd", "SessionEnd", 60, {}),
+    Hook("sessionStart", "SessionStart", 10, {}),
+    Hook("beforeSubmitPrompt", "UserPromptSubmit", 5, {}),
+    Hook("preCompact", "PreCompact", 30, {}),
+    Hook("stop", "Stop", 10, {"loop_limit": 1}),
+    Hook("sessionEnd", "SessionEnd", 60, {}),
 ]
 # The events each host knows (docs/hosts.md "Events"). Cursor's CLI ignores a hooks.json
 # holding one unknown name, so doctor fails on those; Claude Code keeps adding events, so an
@@ -98,14 +105,6 @@ def _ours(entry) -> bool:
     text = json.dumps(entry)
     return ("memory_core" in text and "hook" in text) or f"skills/{SKILL}/scripts/" in text.replace(
         "\\\\", "/") or "scripts/hook.py" in text
-
-
-def template(command_prefix: str = "python3 scripts/hook.py ") -> dict:
-    """A Cursor hooks.json whose commands are `<command_prefix><event>`."""
-    hooks = {}
-    for event, _, timeout, extra in HOOKS:
-        hooks[event] = [dict({"command": command_prefix + event, "timeout": timeout}, **extra)]
-    return {"version": 1, "hooks": hooks}
 
 
 # --- the skill -------------------------------------------------------------------------------
@@ -265,12 +264,12 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
     config = _read_json(hooks_path)
     config["version"] = 1
     events = config.setdefault("hooks", {})
-    for event, _, timeout, extra in HOOKS:
-        current = [e for e in events.get(event, []) if not _ours(e)]
-        events[event] = current + [dict({"command": hook_command(python, event, platform),
-                                         "timeout": timeout}, **extra)]
+    for hook in HOOKS:
+        current = [e for e in events.get(hook.cursor, []) if not _ours(e)]
+        events[hook.cursor] = current + [dict({"command": hook_command(python, hook.cursor, platform),
+                                               "timeout": hook.timeout}, **hook.extra)]
     _write(hooks_path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
-    done.append(f"hooks: .cursor/hooks.json ({', '.join(e for e, *_ in HOOKS)})")
+    done.append(f"hooks: .cursor/hooks.json ({', '.join(h.cursor for h in HOOKS)})")
 
     if claude:
         settings_path = project / ".claude" / "settings.json"
@@ -279,14 +278,15 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
             manifest["original_claude_settings"] = settings_path.read_text(encoding="utf-8")
         settings = _read_json(settings_path)
         hooks = settings.setdefault("hooks", {})
-        for event, claude_event, timeout, _ in HOOKS:
-            groups = [g for g in hooks.get(claude_event, []) if not any(
+        for hook in HOOKS:
+            groups = [g for g in hooks.get(hook.claude, []) if not any(
                 _ours(h) for h in g.get("hooks", []))]
-            groups.append({"matcher": "", "hooks": [claude_hook(python, event, timeout, platform)]})
-            hooks[claude_event] = groups
+            groups.append({"matcher": "", "hooks": [claude_hook(python, hook.cursor, hook.timeout,
+                                                                platform)]})
+            hooks[hook.claude] = groups
         _write(settings_path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
         manifest["claude"] = True
-        done.append("hooks: .claude/settings.json (" + ", ".join(c for _, c, *_ in HOOKS) + ")")
+        done.append("hooks: .claude/settings.json (" + ", ".join(h.claude for h in HOOKS) + ")")
 
     mcp = mcp_available() if mcp is None else mcp
     if mcp:
@@ -418,7 +418,7 @@ def check_hook_files(project: Path):
         for entry in entries if isinstance(entries, list) else []:
             for problem in command_problems(str(entry.get("command", ""))):
                 yield False, f"hooks.json {name}", f"`{entry.get('command')}` {problem}"
-    missing = [e for e, *_ in HOOKS if not any(_ours(x) for x in events.get(e, []))]
+    missing = [h.cursor for h in HOOKS if not any(_ours(x) for x in events.get(h.cursor, []))]
     if missing:
         yield False, "hooks", f"not installed for {', '.join(missing)}: run `cursor-memory install`"
     else:

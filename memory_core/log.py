@@ -25,10 +25,6 @@ def note(message: str) -> None:
     logger().warning(message)
 
 
-def debug(message: str) -> None:
-    logger().debug(message)
-
-
 def logger():
     import logging
 
@@ -46,7 +42,7 @@ def _reset(lg) -> None:
     lg.propagate = False
 
 
-def route_to_stderr(prefix: str = "cursor-memory: ") -> None:
+def route_to_stderr() -> None:
     """Notices as one line each on stderr, with control characters shown harmlessly."""
     global _configure
 
@@ -54,7 +50,7 @@ def route_to_stderr(prefix: str = "cursor-memory: ") -> None:
         import logging
         _reset(lg)
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(prefix + "%(message)s"))
+        handler.setFormatter(logging.Formatter("cursor-memory: %(message)s"))
         lg.addHandler(handler)
         lg.setLevel(logging.INFO)
     _configure = configure

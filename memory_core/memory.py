@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import jsonl, records
 from .config import date_bound, project_of_memory, today
-from .errors import IndexError_, UserError
+from .errors import CursorMemoryError, IndexError_, UserError
 
 
 class Memory:
@@ -47,8 +47,9 @@ class Memory:
 
     # --- writing: JSONL only -----------------------------------------------------------
 
-    def daily_path(self, day=None) -> Path:
-        return self.root / "daily" / f"{(day or today()).isoformat()}.jsonl"
+    def daily_path(self) -> Path:
+        """Today's daily file, where facts and events are appended."""
+        return self.root / "daily" / f"{today().isoformat()}.jsonl"
 
     def _append(self, path: Path, record) -> None:
         from .files import make_private_dir
@@ -230,14 +231,11 @@ class Memory:
             raise UserError(str(e)) from None
         return former_names(target, self.project) if kind == "file" else [target]
 
-    def context(self, *, search_command: str | None = None, deadline: float | None = None) -> str:
-        """The sessionStart context (MEMORY.md, recent facts by the decay policy, the last
-        summary), fenced as data and within `context_budget` characters. Built from the
-        files alone when the index is not ready by `deadline`."""
-        return self.session_context(search_command=search_command, deadline=deadline).text
-
     def session_context(self, *, search_command: str | None = None, deadline: float | None = None):
-        """context(), as a context.Context: `.text` and the `.ids` of the records it shows."""
+        """The sessionStart context (MEMORY.md, recent facts by the decay policy, the last
+        summary), fenced as data and within `context_budget` characters, as a
+        context.Context: `.text` and the `.ids` of the records it shows. Built from the files
+        alone when the index is not ready by `deadline`."""
         from . import context
         from .errors import StorageError
         from .sync import SyncReport
@@ -286,8 +284,16 @@ class Memory:
     def recall(self, prompt: str, exclude=()) -> tuple:
         """(context text, ids) of the memories a prompt is about, keywords only (recall.py);
         ("", []) when none clears the bar."""
-        from .recall import recall
-        return recall(self, prompt, set(exclude))
+        from . import recall
+        from .config import load_config, setting
+        if not setting(load_config(self.root), "recall", True) or not recall.worth_recalling(prompt):
+            return "", []
+        try:
+            self.sync(embed=False, deadline=time.monotonic() + recall.SYNC_SECONDS)
+        except CursorMemoryError as e:  # a stale index still recalls what it has
+            from .log import note
+            note(f"recall used the index as it was: {e}")
+        return recall.recall(self.index, prompt, set(exclude))
 
     def prune(self):
         """Retention: old daily files whose lines are all consolidated (consolidate.prune)."""

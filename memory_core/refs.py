@@ -272,7 +272,7 @@ def _shown(path: Path, project: Path) -> str:
 
 
 def check(conn, project: Path | None, config: dict) -> dict:
-    """{"broken": [(chunk id, ref, why, suggestion)], "orphans": [path]} for a synced index:
+    """{"broken": [{"id", "ref", "why", "suggestion"}], "orphans": [path]} for a synced index:
     file references that no longer resolve (with git's or a unique name's suggestion),
     artifact references with no file, and artifact files no memory refers to."""
     rows = conn.execute("SELECT c.id, r.ref, r.kind, r.target FROM refs r JOIN chunks c "
@@ -284,12 +284,14 @@ def check(conn, project: Path | None, config: dict) -> dict:
             continue
         if kind == "file":
             if not (Path(project) / target).exists():
-                broken.append((cid, ref, "file not found", suggest(target, project, moved)))
+                broken.append({"id": cid, "ref": ref, "why": "file not found",
+                               "suggestion": suggest(target, project, moved)})
         else:
             used.add((kind, target))
             if artifact_file(project, config, kind, target) is None:
                 folder = artifact_dirs(project, config)[kind]
-                broken.append((cid, ref, f"no file {target}* in {_shown(folder, Path(project))}", None))
+                broken.append({"id": cid, "ref": ref, "suggestion": None,
+                               "why": f"no file {target}* in {_shown(folder, Path(project))}"})
     orphans = []
     if project is not None:
         for kind, folder in artifact_dirs(project, config).items():

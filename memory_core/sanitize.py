@@ -120,6 +120,15 @@ def defuse(text: str) -> str:
     return "".join(out)
 
 
+def fence(preamble: str) -> tuple:
+    """(opening, closing) of a block of stored text given to an agent: the fence carries a
+    random nonce, so text inside cannot close it (look-alikes are defused anyway), and the
+    preamble says the block is data, not instructions."""
+    import os
+    nonce = os.urandom(4).hex()
+    return (f'<{FENCE_NAME} data="{nonce}">\n{preamble}', f'</{FENCE_NAME} data="{nonce}">')
+
+
 def render_item(text: str) -> str:
     """Stored text as one item of the injected context: clean, fence look-alikes defused,
     its lines joined with ' ↵ ' so it cannot start a line (a heading, a list, a fence,

@@ -103,6 +103,15 @@ class Ranked:
     vec_score: float | None = None
 
 
+@dataclass(frozen=True)
+class During:
+    """Written in a stretch of time, or naming a day in it."""
+    since: str  # UTC ISO
+    until: str
+    first_day: str  # local YYYY-MM-DD
+    last_day: str
+
+
 @dataclass
 class Filters:
     types: list | None = None
@@ -111,7 +120,7 @@ class Filters:
     until: str | None = None
     ref_targets: list | None = None  # file paths (with their former names) or ids
     history: bool = False  # also forgotten and superseded records
-    during: tuple | None = None  # (since, until UTC, first, last local day): written or named then
+    during: During | None = None
 
     def sql(self, alias: str = "c"):
         """(WHERE fragment over chunks, params). Archived transcripts only when asked for;
@@ -138,10 +147,10 @@ class Filters:
             clauses.append(f"{alias}.timestamp <= ?")
             params.append(self.until)
         if self.during:
-            since, until, first, last = self.during
+            d = self.during
             clauses.append(f"({alias}.timestamp >= ? AND {alias}.timestamp <= ? OR {alias}.pk IN "
                            "(SELECT pk FROM mentions WHERE first <= ? AND last >= ?))")
-            params += [since, until, last, first]
+            params += [d.since, d.until, d.last_day, d.first_day]
         return " AND ".join(clauses), params
 
     def plain(self) -> bool:
@@ -156,8 +165,8 @@ class Filters:
 
         from .config import iso
         last = end - timedelta(seconds=1)
-        return replace(self, during=(iso(start), iso(last), start.date().isoformat(),
-                                     last.date().isoformat()))
+        return replace(self, during=During(iso(start), iso(last), start.date().isoformat(),
+                                           last.date().isoformat()))
 
     def vec0(self):
         """The same filters on vec0's metadata columns."""
@@ -421,7 +430,7 @@ def check(request: Request) -> None:
 
 
 def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, VECTOR_WEIGHT),
-        prepare=None, now=None, backlog: float = BACKLOG_SECONDS) -> Results:
+        prepare=None, backlog: float = BACKLOG_SECONDS) -> Results:
     """Search the index. `prepare()` (the caller's text sync) runs while the query is being
     embedded and returns notes; `embedder` None means keyword results only; `backlog`: how
     long the model may embed pending records first (0: a warm server does that between
@@ -452,7 +461,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             notes.append("this index keeps vectors in sqlite-vec, which this Python cannot load: "
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")
     fused = fusion
-    hint = temporal.parse(query, now or clock())
+    hint = temporal.parse(query, clock())
     counted = {"keyword_only": 0}
 
     # words that name days are matched by date, not as keywords ("上周四" is not "周四" anywhere)

@@ -202,14 +202,6 @@ def _spans(text: str, today: date) -> tuple:
     return spans, taken
 
 
-def mentioned_days(text: str, written: datetime) -> tuple | None:
-    """(first day, last day) of the narrowest day or stretch a record names, read from the
-    time it was written ("上周二压测挂了" written on Wednesday the 14th: Tuesday the 6th);
-    None when it names none or only a long stretch (a month or more)."""
-    spans = mentions(text, written)
-    return min(spans, key=lambda d: d[1] - d[0]) if spans else None
-
-
 MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
 
 

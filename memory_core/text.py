@@ -70,17 +70,6 @@ def index_terms(text: str) -> str:
     return " ".join(out)
 
 
-def query_terms(query: str) -> list[str]:
-    """A query as FTS5 phrases (each a space-joined token list), most specific first.
-
-    - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
-    - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
-    - other words are themselves;
-    - stopwords go unless nothing else is left; duplicates go.
-    """
-    return [t for t, _ in weighted_terms(query)]
-
-
 # A query of several lines is a conversation (MADial's dialogues, a pasted chat): the last
 # line is the turn being answered, so its terms count double (MADial R@5 0.51 -> 0.56,
 # MRR 0.66 -> 0.70; docs/retrieval.md). A one-line query is unaffected.
@@ -92,7 +81,12 @@ CONVERSATION_CHARS = True
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
-    """query_terms with a weight each (1, or LAST_LINE_WEIGHT for the last line's terms)."""
+    """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
+    weight each (1, or LAST_LINE_WEIGHT for a conversation's last line):
+    - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
+    - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
+    - other words are themselves;
+    - stopwords go unless nothing else is left; duplicates go."""
     if not query:
         return []
     lines = [line for line in query.splitlines() if line.strip()] or [query]
@@ -142,15 +136,11 @@ def _all_stop_chars(s: str) -> bool:
     return all(ch in STOPWORDS_ZH for ch in s)
 
 
-def match_expression(query: str, columns: str = "content entities") -> str:
-    """An FTS5 MATCH string that cannot fail to parse: every term is a quoted phrase of
-    tokens we produced ourselves, OR-joined, limited to `columns`. A term of weight 2 is
-    listed twice: FTS5's bm25() sums over the query's phrases, so it counts double."""
-    return match_of(weighted_terms(query), columns)
-
-
 def match_of(terms: list[tuple[str, int]], columns: str = "content entities") -> str:
-    """match_expression for terms already chosen ([(phrase, weight)])."""
+    """An FTS5 MATCH string for [(phrase, weight)] that cannot fail to parse: every term is a
+    quoted phrase of tokens we produced ourselves, OR-joined, limited to `columns`. A term of
+    weight 2 is listed twice: FTS5's bm25() sums over the query's phrases, so it counts
+    double."""
     if not terms:
         return ""
     phrases = " OR ".join(" OR ".join(['"' + t.replace('"', "") + '"'] * w) for t, w in terms)
@@ -165,7 +155,7 @@ _word_rank: dict | None = None
 
 def words(text: str) -> list[str]:
     """The content words of a query as FTS5 phrases: English words and identifiers as in
-    query_terms, Chinese cut into dictionary words (`性能分` is 性能 + 分, where bigrams
+    weighted_terms, Chinese cut into dictionary words (`性能分` is 性能 + 分, where bigrams
     would give 性能 + 能分). Search uses them to ask how much of a question a hit covers
     (search.promote_by_time); keyword matching itself keeps the bigrams, which also find
     partial words. Stopwords and one-letter Latin words are left out."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .index import chunks_passing, get_meta, set_meta
 
@@ -116,19 +117,29 @@ def count_pending(conn) -> int:
     return conn.execute("SELECT count(*) FROM chunks WHERE vec_have IS NOT vec_want").fetchone()[0]
 
 
-def _meta_of(conn, pk: int):
-    return conn.execute("SELECT type, memory_type, timestamp, source_file, embed_hash, vec_want "
-                        "FROM chunks WHERE pk=?", (pk,)).fetchone()
+class VecMeta(NamedTuple):
+    """The filter columns a vec0 row carries beside its vector."""
+    type: str
+    memory_type: str
+    ts: str
+    src: str
 
 
-def _write(conn, pk: int, blob: bytes, vec0: bool, row) -> None:
+def _meta_if_current(conn, item: Pending) -> VecMeta | None:
+    """The chunk's filter columns, or None when its text changed since `item` was read."""
     from .sync import source_kind
-    ctype, memory_type, stamp, source_file, _, _ = row
+    row = conn.execute("SELECT type, memory_type, timestamp, source_file, embed_hash "
+                       "FROM chunks WHERE pk=?", (item.pk,)).fetchone()
+    if row is None or row[4] != item.embed_hash:
+        return None
+    return VecMeta(row[0] or "", row[1] or "", row[2] or "", source_kind(row[3] or ""))
+
+
+def _write(conn, pk: int, blob: bytes, vec0: bool, meta: VecMeta) -> None:
     conn.execute("DELETE FROM chunks_vec WHERE rowid=?", (pk,))
     if vec0:
         conn.execute("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts, src) "
-                     "VALUES (?,?,?,?,?,?)", (pk, blob, ctype or "", memory_type or "",
-                                              stamp or "", source_kind(source_file or "")))
+                     "VALUES (?,?,?,?,?,?)", (pk, blob, *meta))
     else:
         conn.execute("INSERT INTO chunks_vec(pk, embedding) VALUES (?,?)", (pk, blob))
 
@@ -138,10 +149,10 @@ def store(conn, items) -> int:
     vec0 = get_meta(conn, "vector_store") == "vec0"
     n = 0
     for item, vector in items:
-        row = _meta_of(conn, item.pk)
-        if row is None or row[4] != item.embed_hash:
+        meta = _meta_if_current(conn, item)
+        if meta is None:
             continue
-        _write(conn, item.pk, _np().asarray(vector, dtype="float32").tobytes(), vec0, row)
+        _write(conn, item.pk, _np().asarray(vector, dtype="float32").tobytes(), vec0, meta)
         conn.execute("UPDATE chunks SET vec_have=vec_want, vec_text=embed_hash WHERE pk=?",
                      (item.pk,))
         n += 1
@@ -150,10 +161,10 @@ def store(conn, items) -> int:
     return n
 
 
-def reuse(conn, items: list) -> list:
+def reuse(conn, items: list) -> tuple:
     """Give every pending chunk whose text already has a vector in the index (its own, with
-    stale metadata; or another chunk's) a copy of it, without the model. Returns the items
-    still needing the model."""
+    stale metadata; or another chunk's) a copy of it, without the model. Returns (the items
+    still needing the model, how many were copied)."""
     vec0 = get_meta(conn, "vector_store") == "vec0"
     left, n = [], 0
     for item in items:
@@ -162,18 +173,17 @@ def reuse(conn, items: list) -> list:
                            (item.embed_hash, item.pk, item.pk)).fetchone()
         blob = conn.execute("SELECT embedding FROM chunks_vec WHERE rowid=?",
                             (src[0],)).fetchone() if src else None
-        row = _meta_of(conn, item.pk) if blob else None
-        if not blob or row is None or row[4] != item.embed_hash:
+        meta = _meta_if_current(conn, item) if blob else None
+        if meta is None:
             left.append(item)
             continue
-        _write(conn, item.pk, bytes(blob[0]), vec0, row)
+        _write(conn, item.pk, bytes(blob[0]), vec0, meta)
         conn.execute("UPDATE chunks SET vec_have=vec_want, vec_text=embed_hash WHERE pk=?",
                      (item.pk,))
         n += 1
     if n:
         _bump(conn)
-    reuse.count = n
-    return left
+    return left, n
 
 
 def remove_orphans(conn) -> int:
@@ -221,8 +231,7 @@ def fill(index, embedder, *, deadline: float | None = None, budget: float | None
             if tidy:
                 remove_orphans(conn)
             items = pending(conn, limit, newest=newest)
-            left = reuse(conn, items) if items else []
-            report.reused = getattr(reuse, "count", 0) if items else 0
+            left, report.reused = reuse(conn, items) if items else ([], 0)
         return left
 
     items = index.run(todo, vectors=True)

@@ -29,6 +29,7 @@ def test_a_search_does_not_wait_for_a_backlog_of_500_records(mem):
     assert 0 < 500 - pending(mem) < 200  # the newest few got vectors, the rest wait
 
 
+@pytest.mark.slow
 def test_session_end_stops_at_its_deadline_and_the_next_one_finishes(tmp_path, monkeypatch):
     import memory_core.hooks as hooks
     monkeypatch.setenv("HOME", str(tmp_path))

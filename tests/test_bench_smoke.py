@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -16,7 +18,7 @@ def test_the_retrieval_harness_runs_on_a_small_store(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     entry = doc["results"]["mini"]
-    assert set(entry["modes"]) == {"fts", "vector", "hybrid"}
+    assert set(entry["modes"]) == {"fts", "vector", "hybrid", "bm25"}  # bm25: the plain baseline
     for mode in entry["modes"].values():
         assert mode["overall"]["n"] == 6
         assert 0 <= mode["overall"]["r5"] <= 1 and mode["latency_ms"]["p50"] is not None
@@ -24,6 +26,7 @@ def test_the_retrieval_harness_runs_on_a_small_store(tmp_path):
     assert out.with_suffix(".md").read_text().startswith("| data | mode |")
 
 
+@pytest.mark.slow
 def test_the_perf_suite_runs_on_a_small_store(tmp_path):
     """Every row of the performance table is measured (numbers are not judged here: that is
     bench/perf.py's job on a quiet machine)."""

@@ -29,7 +29,7 @@ def test_a_forgotten_fact_disappears_from_search_and_context(mem):
     assert after[:len(before)] == before  # nothing edited: one line appended
     assert lines(mem)[-1] == tomb and tomb["target"] == wrong["id"] and tomb["type"] == "forget"
     assert wrong["id"] not in ids(mem.search("部署窗口"))
-    assert "周五晚上" not in mem.context()
+    assert "周五晚上" not in mem.session_context().text
     old = mem.search("部署窗口", history=True)
     assert old[0].id == wrong["id"] and old[0].status == "forgotten"
 
@@ -43,7 +43,7 @@ def test_a_superseded_fact_gives_way_to_its_newest_version(mem):
              for h in mem.search("Redis 缓存 TTL", history=True, mode="fts")}
     assert chain == {v3["id"]: ("active", None), v2["id"]: ("superseded", v3["id"]),
                      v1["id"]: ("superseded", v2["id"])}
-    context = mem.context()
+    context = mem.session_context().text
     assert "21600" in context and "3600 秒" not in context and "86400" not in context
 
 

@@ -283,6 +283,7 @@ def remembered(project):
     mem = mem_of(project)
     mem.save_fact("会话缓存用 Redis，TTL 为 21600 秒", entities=["redis"])
     mem.save_fact("The billing service exports invoices as PDF through wkhtmltopdf")
+    mem.sync(embed=False)  # as sessionStart leaves it; the next line is new for recall's sync
     mem.save_fact("Kubernetes 部署用 Helm chart，values 按环境拆分")
     return mem
 

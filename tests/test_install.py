@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 from memory_core import install
 
-EVENTS = [e for e, *_ in install.HOOKS]
+EVENTS = [h.cursor for h in install.HOOKS]
 
 
 @pytest.fixture
@@ -124,9 +124,17 @@ def test_installed_hooks_run(project):
     assert out.returncode == 0 and "additional_context" in json.loads(out.stdout)
 
 
+def hooks_json(command_prefix):
+    """A Cursor hooks.json whose commands are `<command_prefix><event>`."""
+    return {"version": 1, "hooks": {h.cursor: [dict({"command": command_prefix + h.cursor,
+                                                      "timeout": h.timeout}, **h.extra)]
+                                    for h in install.HOOKS}}
+
+
 def test_the_repository_is_its_own_install():
-    assert json.loads((ROOT / ".cursor/hooks.json").read_text()) == install.template()
-    assert json.loads((ROOT / "hooks.json").read_text()) == install.template(
+    assert json.loads((ROOT / ".cursor/hooks.json").read_text()) == hooks_json(
+        "python3 scripts/hook.py ")
+    assert json.loads((ROOT / "hooks.json").read_text()) == hooks_json(
         'python3 "${CURSOR_PLUGIN_ROOT}/scripts/hook.py" ')
     assert (ROOT / ".cursor/skills/cursor-memory/SKILL.md").read_text(encoding="utf-8") == \
         install.skill_text("python3 -m memory_core")

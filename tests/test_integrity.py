@@ -602,6 +602,7 @@ def test_a_first_sync_stops_at_its_deadline_and_goes_on_later(tmp_path, monkeypa
     assert report.upserted == 30_000 + 1 - first  # nothing synced twice
 
 
+@pytest.mark.slow
 def test_a_killed_sync_keeps_its_progress(tmp_path):
     """#13.11: kill -9 a first sync half-way: the slices it committed stay."""
     root = tmp_path / "m"

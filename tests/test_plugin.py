@@ -46,7 +46,7 @@ def test_the_cursor_manifest_follows_the_schema():
     assert isinstance(manifest["author"], dict) and set(manifest["author"]) <= {"name", "email"}
     hooks = load(manifest["hooks"])
     assert hooks["version"] == 1 and set(hooks["hooks"]) <= CURSOR_EVENTS
-    assert set(hooks["hooks"]) == {e for e, *_ in HOOKS}
+    assert set(hooks["hooks"]) == {h.cursor for h in HOOKS}
     for entries in hooks["hooks"].values():
         for entry in entries:
             assert not command_problems(entry["command"])
@@ -60,7 +60,7 @@ def test_the_claude_manifest_hooks_and_marketplace_follow_the_docs():
     for key in ("skills", "hooks"):
         assert manifest[key].startswith("./") and (ROOT / manifest[key]).exists()
     hooks = load(manifest["hooks"])["hooks"]
-    assert set(hooks) <= CLAUDE_EVENTS and set(hooks) == {c for _, c, *_ in HOOKS}
+    assert set(hooks) <= CLAUDE_EVENTS and set(hooks) == {h.claude for h in HOOKS}
     for groups in hooks.values():
         for group in groups:
             for hook in group["hooks"]:  # exec form: no shell, no quoting, on every platform

@@ -1,5 +1,6 @@
 """How queries are cut into FTS5 terms and into words (memory_core.text)."""
-from memory_core.text import match_expression, query_terms, segment, weighted_terms, words
+from memory_core.text import segment, weighted_terms, words
+from queryutil import match_expression, query_terms  # noqa: E402
 
 
 def test_contraction_pieces_and_per_are_stopwords():

@@ -111,7 +111,7 @@ def test_check_refs_finds_moves_missing_artifacts_and_orphans(mem, project):
     git(project, "mv", "src/auth/jwt.ts", "src/security/jwt.ts")
     git(project, "commit", "-qm", "move")
     report = mem.check_refs()
-    broken = {ref: suggestion for _, ref, _, suggestion in report["broken"]}
+    broken = {b["ref"]: b["suggestion"] for b in report["broken"]}
     assert broken == {"chart:def456": None, "file:setup.md": "docs/setup.md",
                       "file:src/auth/jwt.ts": "src/security/jwt.ts"}
     assert report["orphans"] == ["charts/unused.png"]
@@ -125,7 +125,7 @@ def test_check_refs_finds_moves_missing_artifacts_and_orphans(mem, project):
 
 def test_the_session_context_marks_facts_about_missing_files_as_possibly_stale(mem, project):
     mem.save_fact("JWT signing lives in `src/auth/jwt.ts`")
-    assert "possibly stale" not in mem.context()
+    assert "possibly stale" not in mem.session_context().text
     (project / "src/auth/jwt.ts").unlink()
-    line = [x for x in mem.context().splitlines() if "JWT signing" in x][0]
+    line = [x for x in mem.session_context().text.splitlines() if "JWT signing" in x][0]
     assert "[possibly stale: src/auth/jwt.ts no longer exists]" in line

@@ -69,6 +69,7 @@ def _looper(root, what, stop_at):
             mem.search("并发写入 fact", mode="fts", limit=5)
 
 
+@pytest.mark.slow
 def test_twenty_writers_while_sync_and_search_loop(tmp_path):
     """20 processes x 200 saves (real save_fact.py processes in stress mode), with a sync
     loop and a search loop running: every record once in the JSONL, once in the index."""
@@ -205,6 +206,7 @@ def big(tmp_path):
     return mem
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("work", [_sync_forever, _rebuild_forever])
 def test_kill_9_during_sync_or_rebuild_leaves_a_working_index(big, work):
     expected = {f"log-{d}-{i}" for d in range(1, 6) for i in range(400)}
@@ -222,6 +224,7 @@ def test_kill_9_during_sync_or_rebuild_leaves_a_working_index(big, work):
     assert list(big.root.glob("index.sqlite.rebuild-*")) == [] or leftovers == []
 
 
+@pytest.mark.slow
 def test_kill_9_during_consolidation_and_compaction_loses_nothing(big):
     for _ in range(KILLS):
         p = FORK.Process(target=_consolidate_forever, args=(big.root,))

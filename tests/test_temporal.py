@@ -139,10 +139,11 @@ def test_more_ways_of_asking_for_the_newest_or_the_oldest(query, order):
     ("10月3号发了热修复", "2026-10-14T09:00:00Z", "2026-10-03"),
 ])
 def test_days_a_record_names_are_read_from_its_own_time(text, written, day):
-    from memory_core.temporal import mentioned_days
+    from memory_core.temporal import mentions
     from memory_core.config import parse_time
-    got = mentioned_days(text, parse_time(written))
-    assert got and got[0] <= datetime.fromisoformat(day).date() <= got[1]
+    spans = mentions(text, parse_time(written))
+    first, last = min(spans, key=lambda d: d[1] - d[0])  # the narrowest stretch it names
+    assert first <= datetime.fromisoformat(day).date() <= last
 
 
 def test_a_record_is_found_by_the_day_it_names(mem, monkeypatch):

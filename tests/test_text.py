@@ -3,7 +3,8 @@ import sqlite3
 
 import pytest
 
-from memory_core.text import count_tokens, index_terms, match_expression, query_terms
+from memory_core.text import count_tokens, index_terms, match_of, weighted_terms
+from queryutil import match_expression, query_terms  # noqa: E402
 
 
 def test_chinese_runs_become_bigrams_then_single_characters():

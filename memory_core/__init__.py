@@ -6,17 +6,18 @@
     hits = mem.search("数据库")
 
 Files are the source of truth (daily/*.jsonl, facts.jsonl, sessions.jsonl, MEMORY.md);
-index.sqlite is derived from them and can always be rebuilt. Specs: docs/formats.md.
+index.sqlite is derived from them and can always be rebuilt. Specs: docs/formats.md;
+how the modules fit: docs/architecture.md.
 
 Modules, in layers; a module imports only from its own layer or the ones above it:
 
     foundation  errors · config · log · files · locks
     storage     sanitize · redact · records · jsonl · state · transcript · refs
-                (stdlib only: the save path and the hooks import nothing else)
-    index       text · chunking · index · sync · corrections · embeddings · vectors
-    memory      search · temporal · context · recall · consolidate
+                (stdlib only: saving a fact imports nothing else)
+    index       text · temporal · chunking · index · sync · corrections · embeddings · vectors
+    memory      search · context · recall · consolidate
     facade      memory (Memory: each method delegates to the module above that owns it)
-    hosts       hooks · install · doctor · cli · mcp_server
+    hosts       answers · hooks · install · doctor · cli · mcp_server
 """
 from .errors import CursorMemoryError, StorageError, UserError
 from .memory import Memory

@@ -399,6 +399,18 @@ def fact_lines(conn) -> tuple:
     return (row[0] if row else 0), distinct
 
 
+def run(index, root: Path, *, deadline=None, model=None, resync) -> Report:
+    """Consolidate, then compact facts.jsonl when it has grown with old versions;
+    `resync()` brings the index in line with the files after each write."""
+    report = consolidate(index, root, deadline=deadline, model=model)
+    resync()
+    lines, distinct = index.run(fact_lines)
+    if compact_if_needed(root, lines=lines, distinct=distinct):
+        report.compacted = True
+        resync()
+    return report
+
+
 # --- retention --------------------------------------------------------------------------------
 
 def prune(index, root: Path) -> Report:

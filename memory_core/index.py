@@ -522,6 +522,14 @@ class Index:
                 note(f"index.sqlite {e}; rebuilding it from the files")
                 self.rebuild()
 
+    def usable(self) -> bool:
+        """Whether the index can be opened and read as it is (a read-only folder's may not)."""
+        try:
+            self.run(lambda conn: None)
+            return True
+        except IndexError_:
+            return False
+
     def rebuild(self):
         """Rebuild from the files (text, and vectors carried over); returns the SyncReport."""
         return rebuild(self, self.root, project=self.project)

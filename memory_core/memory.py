@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from . import jsonl, records
-from .config import date_bound, project_of_memory, today
-from .errors import CursorMemoryError, IndexError_, UserError
+from .config import project_of_memory, today
+from .errors import CursorMemoryError, IndexError_
 
 
 class Memory:
@@ -74,12 +74,13 @@ class Memory:
     def save_summary(self, topic, summary, decisions=None, todos=None, *, session_id=None,
                      refs=None) -> dict:
         """Append a session summary to sessions.jsonl; returns the record."""
-        from .refs import found_refs
+        from .refs import extract
         record = records.summary(topic, summary, decisions=decisions, todos=todos,
                                  session_id=session_id, refs=refs)
-        text = " ".join([record["topic"], record["summary"], *record["decisions"], *record["todos"]])
-        if found_refs(text, None, self.project):
-            record["refs"] = records.refs_of(found_refs(text, refs, self.project))
+        written = extract(" ".join([record["topic"], record["summary"], *record["decisions"],
+                                    *record["todos"]]), self.project)
+        if written:  # paths and ids the text names, checked like the given ones
+            record["refs"] = records.refs_of(list(refs or []) + written)
         self._append(self.root / "sessions.jsonl", record)
         return record
 
@@ -123,31 +124,14 @@ class Memory:
         on where one cut short by `deadline` stopped); with `embed`, also make the missing
         vectors when a model is available. Returns a SyncReport. A process that syncs again
         (the MCP server, before each search) skips the work when no source file changed."""
-        from .sync import SyncReport, stamp, sync_text
-
-        before = stamp(self.root, self.index.path)
-        done = []
-
-        def text(conn):
-            if conn.read_only:
-                if not self.index.read_only:  # the folder is writable, its disk is not
-                    from .log import note
-                    note("the disk refuses writes (full, or failing): the index is used as it is")
-                return SyncReport()
-            report = sync_text(conn, self.root, project=self.project, deadline=deadline)
-            done.append(report.complete)
-            return report
-
-        report = SyncReport() if before is not None and before == self._synced else self.index.run(text)
-        if done == [True]:
-            self._synced = before
+        from .sync import refresh
+        report, self._synced = refresh(self.index, self.root, project=self.project,
+                                       deadline=deadline, last=self._synced)
         for line in report.skipped:
             from .log import note
             note(f"skipped {line}")
         if embed and not self.index.read_only:
-            fill = self.embed(progress=progress, deadline=deadline)
-            if fill is not None:
-                report.embedded, report.reused, report.pending_vectors = fill.embedded, fill.reused, fill.left
+            report.add_vectors(self.embed(progress=progress, deadline=deadline))
         return report
 
     def embed(self, *, progress=None, deadline: float | None = None, budget=None,
@@ -172,40 +156,31 @@ class Memory:
         seconds the model may spend on pending vectors first (default search.BACKLOG_SECONDS).
         Returns search.Results: Hits, `.notes`, `.keyword_only`."""
         from . import search as pipeline
-        from .config import load_config, setting
+        from .config import load_config
 
-        filters = pipeline.Filters(
-            records.search_types(type), records.memory_types(memory_type),
-            date_bound(since) if since else None, date_bound(until, end=True) if until else None,
-            self._ref_targets(ref) if ref else None, history)
-        request = pipeline.Request(query, limit, mode, filters)
+        targets = None
+        if ref:
+            from .refs import targets_of
+            targets = targets_of(ref, self.project)
+        request = pipeline.Request(query, limit, mode, pipeline.Filters.of(
+            type, memory_type, since, until, targets, history))
         pipeline.check(request)
-        cfg = load_config(self.root)
-        fusion = (setting(cfg, "rrf_k", float(pipeline.RRF_K), minimum=0.0),
-                  setting(cfg, "vector_weight", pipeline.VECTOR_WEIGHT, minimum=0.0))
         embedder = self.embedder(quiet=True) if mode != "fts" else None
-        backlog = pipeline.BACKLOG_SECONDS if backlog is None else backlog
+        options = dict(embedder=embedder, project=self.project,
+                       fusion=pipeline.fusion_of(load_config(self.root)))
 
         def prepare():
-            report = self.sync(embed=False, deadline=time.monotonic() + SEARCH_SYNC_SECONDS) if sync else None
-            notes = []
-            if report is not None and report.skipped:
-                notes.append(f"{len(report.skipped)} malformed lines skipped")
-            if report is not None and not report.complete:
-                notes.append(f"the index is still being built ({report.pending_files} files to "
-                             "go): results may be incomplete; `cursor-memory sync` finishes it")
-            if self.index.read_only:
-                notes.append("the memory folder is read-only: answering from what is there")
-            return notes
+            report = (self.sync(embed=False, deadline=time.monotonic() + pipeline.SYNC_SECONDS)
+                      if sync else None)
+            return pipeline.sync_notes(report, self.index.read_only)
 
         try:
-            return pipeline.run(self.index, request, embedder=embedder, project=self.project,
-                                fusion=fusion, prepare=prepare, backlog=backlog)
+            return pipeline.run(self.index, request, prepare=prepare, **options,
+                                backlog=pipeline.BACKLOG_SECONDS if backlog is None else backlog)
         except IndexError_:
             if not self.index.read_only:
                 raise
-            results = pipeline.run(self._scratch_index(), request, embedder=embedder,
-                                   project=self.project, fusion=fusion)
+            results = pipeline.run(self._scratch_index(), request, **options)
             results.notes.append("the memory folder is read-only and its index cannot be used: "
                                  "searched a temporary index of its files")
             return results
@@ -213,23 +188,9 @@ class Memory:
     def _scratch_index(self):
         """An index of this (read-only) folder's files in a temp folder, made once."""
         if self._scratch is None:
-            import tempfile
-
-            from .index import Index
-            from .sync import sync_text
-            folder = Path(tempfile.mkdtemp(prefix="cursor-memory-ro-"))
-            self._scratch = Index(self.root, path=folder / "index.sqlite", project=self.project)
-            self._scratch.run(lambda conn: sync_text(conn, self.root, project=self.project,
-                                                     fix_modes=False))
+            from .sync import scratch_index
+            self._scratch = scratch_index(self.root, self.project)
         return self._scratch
-
-    def _ref_targets(self, ref: str) -> list:
-        from .refs import RefError, former_names, parse
-        try:
-            kind, target = parse(ref if ":" in ref.split("/")[0] else f"file:{ref}")
-        except RefError as e:
-            raise UserError(str(e)) from None
-        return former_names(target, self.project) if kind == "file" else [target]
 
     def session_context(self, *, search_command: str | None = None, deadline: float | None = None):
         """The sessionStart context (MEMORY.md, recent facts by the decay policy, the last
@@ -245,14 +206,9 @@ class Memory:
             from .log import note
             note(f"could not bring the index up to date ({e}); using it as it is")
             report = SyncReport()
-        index = self.index
-        if not report.complete:
-            index = None
-        elif self.index.read_only:
-            try:
-                self.index.run(lambda conn: None)
-            except IndexError_:
-                index = self._scratch_index()
+        index = self.index if report.complete else None  # else: from the files
+        if index is not None and index.read_only and not index.usable():
+            index = self._scratch_index()
         return context.build(self.root, index, project=self.project, search_command=search_command)
 
     # --- maintenance -------------------------------------------------------------------
@@ -264,14 +220,9 @@ class Memory:
         from . import consolidate
         embedder = self.embedder(quiet=True)
         self.sync(embed=embed, deadline=deadline)
-        report = consolidate.consolidate(self.index, self.root, deadline=deadline,
-                                         model=embedder.identity if embedder else None)
-        self.sync(embed=False)
-        lines, distinct = self.index.run(consolidate.fact_lines)
-        if consolidate.compact_if_needed(self.root, lines=lines, distinct=distinct):
-            report.compacted = True
-            self.sync(embed=False)
-        return report
+        return consolidate.run(self.index, self.root, deadline=deadline,
+                               model=embedder.identity if embedder else None,
+                               resync=lambda: self.sync(embed=False))
 
     def check_refs(self) -> dict:
         """References that no longer resolve and artifact files nothing refers to
@@ -283,10 +234,9 @@ class Memory:
 
     def recall(self, prompt: str, exclude=()) -> tuple:
         """(context text, ids) of the memories a prompt is about, keywords only (recall.py);
-        ("", []) when none clears the bar."""
+        ("", []) when none clears the bar or recall is off."""
         from . import recall
-        from .config import load_config, setting
-        if not setting(load_config(self.root), "recall", True) or not recall.worth_recalling(prompt):
+        if not recall.wanted(self.root, prompt):
             return "", []
         try:
             self.sync(embed=False, deadline=time.monotonic() + recall.SYNC_SECONDS)
@@ -308,9 +258,7 @@ class Memory:
         unchanged texts are carried over, the rest are made when `embed` is on."""
         report = self.index.rebuild()
         if embed:
-            fill = self.embed(progress=progress)
-            if fill is not None:
-                report.embedded, report.reused = fill.embedded, fill.reused
+            report.add_vectors(self.embed(progress=progress))
         return report
 
     def stats(self):
@@ -320,5 +268,3 @@ class Memory:
         return self.index.run(lambda conn: index.stats(conn, self.root, self.index.path,
                                                        embeddings.describe(self.root)))
 
-
-SEARCH_SYNC_SECONDS = 8.0  # of text sync before a search answers (a first sync of a big store)

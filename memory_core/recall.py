@@ -108,6 +108,13 @@ def render(recalled: list, max_chars: int = MAX_CHARS) -> str:
     return head + "\n".join(lines) + "\n" + tail if lines else ""
 
 
+def wanted(root, prompt: str) -> bool:
+    """Whether to recall for this prompt: recall is on in config.json and the prompt is
+    worth it."""
+    from .config import load_config, setting
+    return setting(load_config(root), "recall", True) and worth_recalling(prompt)
+
+
 def recall(index, prompt: str, exclude: set) -> tuple:
     """(text to add to the turn, ids recalled) for a prompt, from a synced index; ("", [])
     when nothing clears the bar."""

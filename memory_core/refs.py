@@ -1,4 +1,4 @@
-"""Memories that point at things (seed 002): `file:<path>[#L<line>]` in the project,
+"""Memories that point at things (docs/formats.md "A fact"): `file:<path>[#L<line>]` in the project,
 `url:<url>`, and `<category>:<id>` for files in the artifact folders (artifact, upload, report,
 chart, cache, temp). Parsing, finding them in prose, and checking that they still resolve.
 
@@ -269,6 +269,17 @@ def _shown(path: Path, project: Path) -> str:
         return str(path.relative_to(project))
     except ValueError:
         return str(path)
+
+
+def targets_of(ref: str, project) -> list:
+    """What `search --ref` matches: a file path (also under the names git says it had), or
+    a url / category:id as it is. UserError for a reference that cannot be read."""
+    from .errors import UserError
+    try:
+        kind, target = parse(ref if ":" in ref.split("/")[0] else f"file:{ref}")
+    except RefError as e:
+        raise UserError(str(e)) from None
+    return former_names(target, project) if kind == "file" else [target]
 
 
 def check(conn, project: Path | None, config: dict) -> dict:

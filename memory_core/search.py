@@ -1,5 +1,5 @@
 """Search: FTS5 BM25 and vector KNN candidates (and BM25 again within the days a query
-names) fused with Reciprocal Rank Fusion (seed 001 §6.3), duplicates collapsed so one fact
+names) fused with Reciprocal Rank Fusion (Cormack et al., SIGIR 2009), duplicates collapsed so one fact
 never fills the top 5 twice, then reranked: consolidated records ahead of raw lines of
 similar rank, session summaries with their session's lines, and for "what is X now" the
 newest record about X on top. docs/retrieval.md has the numbers behind each.
@@ -152,6 +152,16 @@ class Filters:
                            "(SELECT pk FROM mentions WHERE first <= ? AND last >= ?))")
             params += [d.since, d.until, d.last_day, d.first_day]
         return " AND ".join(clauses), params
+
+    @classmethod
+    def of(cls, type=None, memory_type=None, since=None, until=None, ref_targets=None,
+           history: bool = False) -> "Filters":
+        """Filters from the API's and CLI's arguments, checked (UserError when one is bad)."""
+        from .config import date_bound
+        from .records import memory_types, search_types
+        return cls(search_types(type), memory_types(memory_type),
+                   date_bound(since) if since else None,
+                   date_bound(until, end=True) if until else None, ref_targets, history)
 
     def plain(self) -> bool:
         """Only the default filters (no forgotten, superseded or transcript records)?"""
@@ -410,6 +420,27 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
 # pending records for at most this long; the rest are found by keyword until sessionEnd or
 # `cursor-memory embed` makes their vectors, and the answer says how many there are.
 BACKLOG_SECONDS = 0.2
+SYNC_SECONDS = 8.0  # of text sync before a search answers (a first sync of a big store)
+
+
+def fusion_of(config: dict) -> tuple:
+    """(RRF k, vector weight): config.json's `rrf_k` and `vector_weight`, else the defaults."""
+    from .config import setting
+    return (setting(config, "rrf_k", float(RRF_K), minimum=0.0),
+            setting(config, "vector_weight", VECTOR_WEIGHT, minimum=0.0))
+
+
+def sync_notes(report, read_only: bool) -> list:
+    """What a search answer says about the sync before it (None: no sync)."""
+    notes = []
+    if report is not None and report.skipped:
+        notes.append(f"{len(report.skipped)} malformed lines skipped")
+    if report is not None and not report.complete:
+        notes.append(f"the index is still being built ({report.pending_files} files to "
+                     "go): results may be incomplete; `cursor-memory sync` finishes it")
+    if read_only:
+        notes.append("the memory folder is read-only: answering from what is there")
+    return notes
 
 
 @dataclass

@@ -57,6 +57,11 @@ class SyncReport:
     pending_vectors: int = 0
     private_problems: list = field(default_factory=list)
 
+    def add_vectors(self, fill) -> None:
+        """Count a vectors.FillReport (None: no model) into this report."""
+        if fill is not None:
+            self.embedded, self.reused, self.pending_vectors = fill.embedded, fill.reused, fill.left
+
     def __str__(self):
         parts = [f"{self.upserted} chunks added or changed", f"{self.removed} removed"]
         if self.embedded or self.reused:
@@ -284,6 +289,41 @@ def sync_text(conn, root: Path, *, project=None, deadline: float | None = None,
         tx.rollback()
         raise
     return report
+
+
+def refresh(index, root: Path, *, project=None, deadline: float | None = None, last=None) -> tuple:
+    """Sync `index` with the files unless no source file changed since the complete sync
+    whose stamp is `last` (a long-lived process syncing before every search). Returns
+    (SyncReport, the stamp to pass next time)."""
+    before = stamp(root, index.path)
+    if before is not None and before == last:
+        return SyncReport(), last
+    done = []
+
+    def text(conn):
+        if conn.read_only:
+            if not index.read_only:  # the folder is writable, its disk is not
+                from .log import note
+                note("the disk refuses writes (full, or failing): the index is used as it is")
+            return SyncReport()
+        report = sync_text(conn, root, project=project, deadline=deadline)
+        done.append(report.complete)
+        return report
+
+    report = index.run(text)
+    return report, (before if done == [True] else last)
+
+
+def scratch_index(root: Path, project=None):
+    """An index of a read-only memory folder's files, in a temp folder (its own index
+    cannot be used and cannot be rebuilt in place)."""
+    import tempfile
+
+    from .index import Index
+    folder = Path(tempfile.mkdtemp(prefix="cursor-memory-ro-"))
+    index = Index(root, path=folder / "index.sqlite", project=project)
+    index.run(lambda conn: sync_text(conn, root, project=project, fix_modes=False))
+    return index
 
 
 def get_dirty(conn) -> bool:

@@ -21,7 +21,7 @@ def call(event, payload=None, raw=None):
 
 
 def cursor(event, project, conv="conv-1", **fields):
-    """A Cursor payload (spec sheet §1.2-1.3) for `event`."""
+    """A Cursor payload (docs/hosts.md) for `event`."""
     base = {"conversation_id": conv, "generation_id": fields.pop("generation_id", "gen-1"),
             "model": "claude-sonnet-4", "hook_event_name": event, "cursor_version": "3.18.25",
             "workspace_roots": [str(project)], "user_email": "me@example.com",
@@ -35,7 +35,7 @@ def cursor(event, project, conv="conv-1", **fields):
 
 
 def claude(event, project, session="sess-1", **fields):
-    """A Claude Code payload (spec sheet §2) for `event`."""
+    """A Claude Code payload (docs/hosts.md) for `event`."""
     base = {"session_id": session, "transcript_path": fields.pop("transcript_path", None),
             "cwd": str(project), "hook_event_name": event, "permission_mode": "default"}
     base.update(fields)

@@ -4,8 +4,6 @@ import json
 import multiprocessing
 import os
 
-import pytest
-
 from memory_core import Memory, jsonl
 from memory_core.consolidate import compact_if_needed, fact_id, read_facts
 

@@ -1,10 +1,6 @@
-"""The sessionStart context: seed 004's decay policy with a fixed clock, a hard budget that
-never cuts an item, and a fence stored text cannot break out of."""
+"""The sessionStart context: the decay policy (docs/formats.md) with a fixed clock, a hard
+budget that never cuts an item, and a fence stored text cannot break out of."""
 import re
-
-import pytest
-
-from memory_core import Memory
 
 
 def save_on(mem, monkeypatch, day, content, confidence=1.0, hour=12):

@@ -1,6 +1,5 @@
-"""Each hook fed the payload shapes of the spec sheet, for Cursor and for Claude Code."""
+"""Each hook fed the payload shapes of docs/hosts.md, for Cursor and for Claude Code."""
 import json
-import os
 import threading
 
 import pytest

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 from hookutil import call, cursor
-from memory_core import Memory, StorageError, UserError
+from memory_core import Memory, StorageError
 from memory_core.consolidate import read_facts
 
 

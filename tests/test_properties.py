@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_core import Memory, jsonl
-from memory_core.text import index_terms, match_of, weighted_terms
+from memory_core.text import index_terms
 from queryutil import match_expression, query_terms  # noqa: E402
 
 # any text: CJK, ASCII punctuation, emoji, combining marks, control characters (no lone

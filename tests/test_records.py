@@ -1,4 +1,4 @@
-"""Records as seed 003 defines them, validated on write; ids that never collide."""
+"""Records as docs/formats.md defines them, validated on write; ids that never collide."""
 import pytest
 
 from memory_core import Memory, UserError

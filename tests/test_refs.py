@@ -1,4 +1,4 @@
-"""Memories that point at files (seed 002): extraction in both languages, references on hits,
+"""Memories that point at files (docs/formats.md): extraction in both languages, references on hits,
 search by file (also after a git rename), integrity checks, and stale facts in the context."""
 import json
 import os

@@ -3,7 +3,7 @@ import sqlite3
 
 import pytest
 
-from memory_core.text import count_tokens, index_terms, match_of, weighted_terms
+from memory_core.text import count_tokens, index_terms
 from queryutil import match_expression, query_terms  # noqa: E402
 
 

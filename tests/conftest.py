@@ -43,6 +43,33 @@ def no_model(monkeypatch):
     yield
 
 
+@pytest.fixture
+def cli(monkeypatch, capsys):
+    """Run an agent script or `cursor-memory` in this process through its main(argv), with
+    `env` and `cwd` as a subprocess would get them: .returncode, .stdout, .stderr."""
+    from types import SimpleNamespace
+
+    from memory_core import cli as entry_points
+    mains = {"save_fact.py": entry_points.save_fact_main,
+             "save_summary.py": entry_points.save_summary_main,
+             "search_memory.py": entry_points.search_main, "cursor-memory": entry_points.main}
+
+    def run(name, *args, env=None, cwd=None):
+        with monkeypatch.context() as m:
+            for key, value in (env or {}).items():
+                m.setenv(key, value)
+            if cwd is not None:
+                m.chdir(cwd)
+            capsys.readouterr()
+            try:
+                code = mains[name]([str(a) for a in args])
+            except SystemExit as e:  # argparse
+                code = e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+            out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return run
+
+
 def run_script(name, *args, env=None, input=None, cwd=None):
     """Run scripts/<name>.py as the agent would, in a subprocess."""
     import subprocess

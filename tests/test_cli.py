@@ -1,4 +1,5 @@
-"""The agent-facing scripts, run as the agent runs them: subprocesses."""
+"""The agent-facing scripts and `cursor-memory`: behaviour through main(argv) in this process
+(the `cli` fixture), and each script once as the agent runs it, a subprocess."""
 import json
 import os
 import subprocess
@@ -14,7 +15,7 @@ def memdir(tmp_path):
     return str(tmp_path / "memory-data")
 
 
-def test_save_fact_then_search_finds_it_in_the_same_session(memdir):
+def test_each_script_runs_as_a_process_and_a_saved_fact_is_found_at_once(memdir):
     saved = run_script("save_fact.py", "--content", "决定使用 Redis 作为会话缓存",
                        "--type", "W", "--entities", "redis,cache", "--memory-dir", memdir, "--json")
     assert saved.returncode == 0, saved.stderr
@@ -47,8 +48,8 @@ def test_save_summary_prints_the_saved_record(memdir):
     (["--content", "ok", "--confidence", "abc"], "confidence"),
     ([], "--content"),
 ])
-def test_bad_input_exits_2_with_one_line_and_writes_nothing(memdir, args, says):
-    out = run_script("save_fact.py", *args, "--memory-dir", memdir)
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(cli, memdir, args, says):
+    out = cli("save_fact.py", *args, "--memory-dir", memdir)
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1 and says in out.stderr
     daily = os.path.join(memdir, "daily")
@@ -63,36 +64,36 @@ def test_non_utf8_arguments_are_refused(memdir):
     assert not os.path.isdir(os.path.join(memdir, "daily")) or not os.listdir(os.path.join(memdir, "daily"))
 
 
-def test_search_refuses_a_bad_limit_and_mode(memdir):
-    assert run_script("search_memory.py", "x", "--limit", "0", "--memory-dir", memdir).returncode == 2
-    assert run_script("search_memory.py", "x", "--mode", "magic", "--memory-dir", memdir).returncode == 2
+def test_search_refuses_a_bad_limit_and_mode(cli, memdir):
+    assert cli("search_memory.py", "x", "--limit", "0", "--memory-dir", memdir).returncode == 2
+    assert cli("search_memory.py", "x", "--mode", "magic", "--memory-dir", memdir).returncode == 2
 
 
-def test_the_memory_folder_is_found_flag_then_env_then_project(tmp_path):
+def test_the_memory_folder_is_found_flag_then_env_then_project(cli, tmp_path):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     (project / "src").mkdir()
     env = {"CURSOR_MEMORY_DIR": "", "CURSOR_PROJECT_DIR": ""}
-    run_script("save_fact.py", "--content", "from git top", env=env, cwd=project / "src")
+    cli("save_fact.py", "--content", "from git top", env=env, cwd=project / "src")
     assert list((project / ".cursor/skills/memory-data/daily").iterdir())
     other = tmp_path / "other"
-    refused = run_script("save_fact.py", "--content", "nowhere", cwd=project / "src",
+    refused = cli("save_fact.py", "--content", "nowhere", cwd=project / "src",
                          env={"CURSOR_PROJECT_DIR": str(other), "CURSOR_MEMORY_DIR": ""})
     assert refused.returncode == 2 and "not an existing folder" in refused.stderr
     assert len(refused.stderr.splitlines()) == 1 and not other.exists()  # nothing made
     other.mkdir()
-    run_script("save_fact.py", "--content", "from project env", cwd=project / "src",
+    cli("save_fact.py", "--content", "from project env", cwd=project / "src",
                env={"CURSOR_PROJECT_DIR": str(other), "CURSOR_MEMORY_DIR": ""})
     assert list((other / ".cursor/skills/memory-data/daily").iterdir())
-    run_script("save_fact.py", "--content", "from memory env", cwd=project / "src",
+    cli("save_fact.py", "--content", "from memory env", cwd=project / "src",
                env={"CURSOR_PROJECT_DIR": str(other), "CURSOR_MEMORY_DIR": str(tmp_path / "m")})
     assert list((tmp_path / "m/daily").iterdir())
-    run_script("save_fact.py", "--content", "from flag", "--memory-dir", str(tmp_path / "f"),
+    cli("save_fact.py", "--content", "from flag", "--memory-dir", str(tmp_path / "f"),
                cwd=project / "src", env={"CURSOR_MEMORY_DIR": str(tmp_path / "m")})
     assert list((tmp_path / "f/daily").iterdir())
     plain = tmp_path / "plain"
     plain.mkdir()
-    run_script("save_fact.py", "--content", "from cwd", cwd=plain, env=env)
+    cli("save_fact.py", "--content", "from cwd", cwd=plain, env=env)
     assert list((plain / ".cursor/skills/memory-data/daily").iterdir())
 
 
@@ -108,13 +109,9 @@ def test_saving_imports_no_sqlite_numpy_or_fastembed(memdir, script, args):
     assert not imported & {"sqlite3", "_sqlite3", "numpy", "fastembed", "onnxruntime", "subprocess"}
 
 
-def test_cursor_memory_commands(memdir, tmp_path):
-    cli = [sys.executable, "-m", "memory_core"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-
+def test_cursor_memory_commands(cli, memdir):
     def run(*args):
-        return subprocess.run([*cli, *args, "--memory-dir", memdir], capture_output=True,
-                              text=True, env=env, timeout=120)
+        return cli("cursor-memory", *args, "--memory-dir", memdir)
 
     assert run("save-fact", "--content", "Grafana 看板在 infra 仓库").returncode == 0
     assert run("save-summary", "--topic", "t", "--summary", "s").returncode == 0
@@ -126,3 +123,10 @@ def test_cursor_memory_commands(memdir, tmp_path):
     assert run("rebuild").returncode == 0
     assert json.loads(run("stats", "--json").stdout)["vectors"] == 2
     assert "all-MiniLM" in run("model", "info").stdout
+
+
+def test_cursor_memory_runs_as_a_process(memdir):
+    out = subprocess.run([sys.executable, "-m", "memory_core", "save-fact", "--content", "ok",
+                          "--memory-dir", memdir], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.returncode == 0 and out.stdout.startswith("saved log-"), out.stderr

@@ -5,7 +5,6 @@ import os
 
 import pytest
 
-from conftest import run_script
 from memory_core import Memory, UserError
 from memory_core.consolidate import read_facts
 
@@ -59,23 +58,18 @@ def test_unknown_ids_are_refused_and_nothing_is_written(mem):
     assert len(lines(mem)) == n
 
 
-def test_forget_and_supersede_from_the_command_line(mem):
+def test_forget_and_supersede_from_the_command_line(cli, mem):
     a = mem.save_fact("the staging host is staging.old.example.com")
-    out = run_script("save_fact.py", "--content", "the staging host is staging.orbit.example.com",
-                     "--supersedes", a["id"], "--memory-dir", str(mem.root), "--json")
+    out = cli("save_fact.py", "--content", "the staging host is staging.orbit.example.com",
+              "--supersedes", a["id"], "--memory-dir", mem.root, "--json")
     assert out.returncode == 0, out.stderr
     b = json.loads(out.stdout)
     assert b["supersedes"] == a["id"]
-    import subprocess
-    import sys
-    from conftest import ROOT
-    forget = subprocess.run([sys.executable, "-m", "memory_core", "forget", b["id"], "--reason",
-                             "host retired", "--memory-dir", str(mem.root)], capture_output=True,
-                            text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    forget = cli("cursor-memory", "forget", b["id"], "--reason", "host retired",
+                 "--memory-dir", mem.root)
     assert forget.returncode == 0 and "forgot" in forget.stdout
     assert ids(mem.search("staging host", mode="fts")) == []
-    bad = run_script("save_fact.py", "--content", "x", "--supersedes", "nope",
-                     "--memory-dir", str(mem.root))
+    bad = cli("save_fact.py", "--content", "x", "--supersedes", "nope", "--memory-dir", mem.root)
     assert bad.returncode == 2 and "no memory has the id" in bad.stderr
 
 

@@ -6,7 +6,6 @@ import subprocess
 
 import pytest
 
-from conftest import run_script
 from memory_core import Memory, UserError
 from memory_core.refs import extract
 
@@ -63,8 +62,8 @@ def test_saved_facts_carry_explicit_and_written_references(mem):
         mem.save_fact("x", refs=["file:../../etc/passwd"])
 
 
-def test_bad_refs_on_the_command_line_exit_2(mem):
-    out = run_script("save_fact.py", "--content", "x", "--ref", "nonsense", "--memory-dir", str(mem.root))
+def test_bad_refs_on_the_command_line_exit_2(cli, mem):
+    out = cli("save_fact.py", "--content", "x", "--ref", "nonsense", "--memory-dir", mem.root)
     assert out.returncode == 2 and "file:<path>" in out.stderr
 
 
@@ -76,7 +75,7 @@ def test_hits_list_their_references_and_whether_they_exist(mem, project):
     assert mem.search("JWT signing")[0].refs == [{"ref": "file:src/auth/jwt.ts", "exists": False}]
 
 
-def test_search_by_file_follows_a_git_rename(mem, project):
+def test_search_by_file_follows_a_git_rename(cli, mem, project):
     git(project, "init", "-q")
     git(project, "add", ".")
     git(project, "commit", "-qm", "one")
@@ -87,8 +86,8 @@ def test_search_by_file_follows_a_git_rename(mem, project):
     git(project, "commit", "-qm", "move")
     hits = mem.search("", ref="src/security/jwt.ts")
     assert [h.id for h in hits] == [about["id"]]
-    out = run_script("search_memory.py", "--ref", "src/security/jwt.ts", "--json",
-                     "--memory-dir", str(mem.root))
+    out = cli("search_memory.py", "--ref", "src/security/jwt.ts", "--json",
+              "--memory-dir", mem.root)
     assert [r["id"] for r in json.loads(out.stdout)["results"]] == [about["id"]]
     assert about["id"] not in [h.id for h in mem.search("RS256", ref="README.md")]  # filtered out
 

@@ -114,6 +114,14 @@ def variants():
     return out
 
 
+def newest_first(results: dict, mode: str) -> str:
+    """Latest-value questions whose first hit is the newest value (the first gold id), over
+    every store's "latest" categories: "k/n"."""
+    rows = [r for entry in results.values() for r in entry["modes"][mode]["per_query"]
+            if r["category"].startswith("latest")]
+    return f"{int(sum(r['top1'] for r in rows))}/{len(rows)}"
+
+
 def about_grid():
     """ABOUT_SHARE x ABOUT_DEPTH of newest-first, everything else as shipped."""
     from memory_core import search
@@ -258,7 +266,7 @@ def main(argv=None) -> int:
         return 0
     names = sorted({retrieval.dataset_of(s) for s, _ in stores})
     lines = ["| variant | mode | " + " | ".join(f"{ds} R@5 / MRR" for ds in names)
-             + " | macro R@5 |", "|---|---|" + "---|" * (len(names) + 1)]
+             + " | macro R@5 | newest first |", "|---|---|" + "---|" * (len(names) + 2)]
     chosen = about_grid() if grid == "about-share" else fusion_grid() if grid == "fusion" else variants()
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]
@@ -271,7 +279,8 @@ def main(argv=None) -> int:
             for ds in names:
                 o = results[ds]["modes"][mode]["overall"]
                 cells.append(f"{o['r5']:.3f} / {o['mrr']:.3f}" if o["n"] else "–")
-            lines.append(f"| {name} | {mode} | " + " | ".join(cells) + f" | {macro(results, mode):.3f} |")
+            lines.append(f"| {name} | {mode} | " + " | ".join(cells) + f" | {macro(results, mode):.3f} | "
+                         f"{newest_first(results, mode)} |")
         print(lines[-1], f"({what}; {time.perf_counter() - started:.0f} s)", file=sys.stderr)
     table = "\n".join(lines)
     args.out.parent.mkdir(parents=True, exist_ok=True)

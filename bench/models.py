@@ -326,15 +326,17 @@ def child_inproc(key: str, work: Path, n_texts: int, turns: int, floor1: bool = 
 
     encode = ((lambda: tok.encode_batch_fast(docs, add_special_tokens=False)) if c.static
               else (lambda: tok.encode_batch(docs)))
-    ours_s, floor_s, floor1_s, tok_s, loads = [], [], [], [], []
+    ours_s, floor_s, floor1_s, tok_s, loads, ours_cpu, floor_cpu = [], [], [], [], [], [], []
     for _ in range(turns):
         loads.append(load_avg())
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         vecs = e.embed(docs)
         ours_s.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        ours_cpu.append(time.process_time() - cpu)
+        t, cpu = time.perf_counter(), time.process_time()
         floor()
         floor_s.append(time.perf_counter() - t)
+        floor_cpu.append(time.process_time() - cpu)
         t = time.perf_counter()
         encode()
         tok_s.append(time.perf_counter() - t)
@@ -346,6 +348,9 @@ def child_inproc(key: str, work: Path, n_texts: int, turns: int, floor1: bool = 
     res["ours_texts_per_s"] = [len(docs) / s for s in ours_s]
     res["floor_texts_per_s"] = [len(docs) / s for s in floor_s]
     res["tokenize_s"] = tok_s
+    # CPU seconds per pass (all threads): the work done, steadier than wall beside other jobs
+    # (the floor's also counts onnxruntime's threads spinning between operators)
+    res["ours_cpu_s"], res["floor_cpu_s"] = ours_cpu, floor_cpu
     res["ours_over_floor"] = statistics.median(f / o for o, f in zip(ours_s, floor_s))
     # the floor plus tokenising the same texts once (what ours must also do)
     res["ours_over_floor_plus_tokenize"] = statistics.median(
@@ -534,16 +539,25 @@ def cli_search(c: Candidate, work: Path, records: int, runs: int) -> dict:
         res = json.loads(subprocess.run(search + ["--json"], env=env, capture_output=True,
                                         text=True).stdout or "{}")
         out["via_registration_wrapper"] = any(r.get("vec_rank") for r in res.get("results", []))
-    ours, floors = [], []
+    ours, floors, failures = [], [], []
     for _ in range(runs):
         ms, p = timed(search, env)
-        if p.returncode != 0:
-            raise RuntimeError(p.stderr[-2000:])
+        if p.returncode != 0:  # reported, and the run left out
+            failures.append(p.stderr.strip()[-500:])
+            if len(failures) > runs:
+                raise RuntimeError(failures[-1])
+            continue
         ours.append(ms)
         ms, p = timed([PY, "-c", floor_code], env)
         if p.returncode != 0:
             raise RuntimeError(p.stderr[-2000:])
         floors.append(ms)
+    if c.static:
+        out["route"] = "download cache"  # a folder setting is refused: no .onnx file
+    if failures:
+        out["failed_runs"] = failures
+    if not ours:
+        raise RuntimeError(failures[-1])
     out["hybrid_ms"] = stats(ours)
     out["floor_ms"] = stats(floors)
     return out
@@ -575,6 +589,7 @@ def table(results: dict) -> str:
             continue
         qual = QUALITY[r["shape"]]
         ip, ld, cli = r.get("inproc", {}), r.get("load", {}), r.get("cli", {})
+        err = {p: "error (see models.json)" for p in ("load", "inproc", "cli") if p + "_error" in r}
         tps = (f"{statistics.median(ip['ours_texts_per_s']):.1f} / "
                f"{statistics.median(ip['floor_texts_per_s']):.1f} ({ip['ours_over_floor']:.2f})"
                if ip else "-")
@@ -583,23 +598,28 @@ def table(results: dict) -> str:
             if not cli["supported"]:
                 cli_cell = ("needs support" + (f"; via a registering wrapper {cli_cell}"
                                                if cli.get("via_registration_wrapper") else ""))
+            elif cli.get("route"):
+                cli_cell += " (as a download; a folder setting needs support)"
         else:
-            cli_cell = "-"
+            cli_cell = err.get("cli", "-")
         mark = " (fp32's)" if r["quantized"] else ""
         lines.append(
             f"| {r['label']} | {r['file_mb']:.0f} MB | "
             + (f"{ld['process_ms']['median'] / 1000:.2f} / {ld['floor_ms']['median'] / 1000:.2f} s | "
-               f"{ld['rss_after_load_mb']:.0f} MB | " if ld else "- | - | ")
+               f"{ld['rss_after_load_mb']:.0f} MB | " if ld else f"{err.get('load', '-')} | - | ")
             + (f"{ip['peak_rss_after_long32_mb']:.0f} MB | {tps} | "
-               f"{ip['query_ms']['median']:.1f} / {ip['query_ms']['p95']:.1f} ms | " if ip else "- | - | - | ")
+               f"{ip['query_ms']['median']:.1f} / {ip['query_ms']['p95']:.1f} ms | " if ip
+               else f"{err.get('inproc', '-')} | - | - | ")
             + f"{cli_cell} | {fmt(qual['mteb_en'], 's')}{mark if qual['mteb_en'] else ''} | "
             f"{qual['cmteb']}{mark} | {fmt(qual['miracl_zh'], 's')}{mark if qual['miracl_zh'] else ''} |")
     return "\n".join(lines)
 
 
 def markdown(doc: dict) -> str:
-    out = [f"# Embedding-model candidates through cursor-memory's code path\n",
+    out = ["# Embedding-model candidates through cursor-memory's code path\n",
            f"Command: `{doc['command']}` at commit `{doc['commit']}`, {doc['date']}.",
+           (f"Uncommitted at the start of the run: {', '.join(doc['uncommitted'])}.\n"
+            if doc.get("uncommitted") else "") +
            f"Machine: {doc['machine']}; onnxruntime {doc['versions']['onnxruntime']}, fastembed "
            f"{doc['versions']['fastembed']}. 1-min load average during the run: "
            f"{min(doc['load_avg'])}-{max(doc['load_avg'])} (other jobs share the 2 cores: "
@@ -639,12 +659,30 @@ def markdown(doc: dict) -> str:
                         f"{', '.join(f'{x:.1f}' for x in ip['floor_texts_per_s'])}"
                         + (f", 1-thread floor {', '.join(f'{x:.1f}' for x in ip['floor_1thread_texts_per_s'])}"
                            if ip.get('floor_1thread_texts_per_s') else "")
+                        + (f"; CPU s per pass: ours {', '.join(f'{x:.1f}' for x in ip['ours_cpu_s'])}, "
+                           f"floor {', '.join(f'{x:.1f}' for x in ip['floor_cpu_s'])}" if 'ours_cpu_s' in ip else "")
                         + f"; documents {ip['docs']['tokens_mean']:.0f} tokens on average "
                         f"(max {ip['docs']['tokens_max']}), {ip['docs']['tokens_total']:,} in all, "
                         f"padded: ours {ip['padded_tokens']['ours']:,} in "
                         f"{ip['padded_tokens']['ours_batches']} batches, floor "
-                        f"{ip['padded_tokens']['floor']:,}; 32 x "
+                        f"{ip['padded_tokens']['floor']:,} (padded tokens/s: ours "
+                        f"{ip['padded_tokens']['ours'] * statistics.median(ip['ours_texts_per_s']) / ip['docs']['n']:,.0f}, floor "
+                        f"{ip['padded_tokens']['floor'] * statistics.median(ip['floor_texts_per_s']) / ip['docs']['n']:,.0f}); 32 x "
                         f"{ip['long32']['tokens_mean']:.0f} tokens took {ip['long32']['seconds']:.1f} s")
+        for p in ("load", "inproc", "cli"):
+            if p + "_error" in r:
+                bits.append(f"{p} failed: {r[p + '_error'][-300:]}")
+        b1 = r.get("inproc_blas1")
+        if b1:
+            bits.append(f"the same in a process with OPENBLAS_NUM_THREADS=1: ours "
+                        f"{statistics.median(b1['ours_texts_per_s']):.0f} texts/s, floor "
+                        f"{statistics.median(b1['floor_texts_per_s']):.0f} (ours/floor "
+                        f"{b1['ours_over_floor']:.2f}; ours / (floor + tokenising) "
+                        f"{b1['ours_over_floor_plus_tokenize']:.2f}); query p50 "
+                        f"{b1['query_ms']['median']:.2f} ms")
+        if cli.get("failed_runs"):
+            bits.append(f"{len(cli['failed_runs'])} CLI run(s) failed and are left out: "
+                        f"{cli['failed_runs'][-1][-200:]}")
         if cli:
             bits.append(f"CLI store embedded in {cli['index_embed_s']:.1f} s"
                         + ("" if cli["supported"] else f"; cursor-memory itself: {'; '.join(cli['notes'])[:200]}"))
@@ -704,7 +742,11 @@ def main(argv=None) -> int:
     import onnxruntime
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), platform.processor())
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "memory_core",
+                            "bench/models.py", "bench/standin_model.py"],
+                           capture_output=True, text=True).stdout.split("\n")
     doc = {"command": command, "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M"),
+           "uncommitted": [x.strip() for x in dirty if x.strip()],
            "machine": f"{cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
            "versions": {"onnxruntime": onnxruntime.__version__, "fastembed": fastembed.__version__},
            "texts": a.texts, "runs": a.runs, "turns": a.turns, "store_records": a.store_records,
@@ -716,29 +758,40 @@ def main(argv=None) -> int:
         c = Candidate(key, a.work)
         r = {"label": c.label, "shape": c.shape_key, "quantized": c.quantized, "model": c.shape.model}
         doc["results"][key] = r
+        parts = {
+            "load": lambda: cold_load(c, a.runs),
+            "inproc": lambda: run_json(
+                [PY, __file__, "--child", "inproc", key, "--work", str(a.work), "--texts",
+                 str(a.texts), "--turns", str(a.turns)] + (["--floor1"] if a.floor1 else [])),
+            "cli": lambda: cli_search(c, a.work, a.store_records, a.runs)}
+        if c.static:  # its pooling is a numpy matrix product: OpenBLAS's threads, or one
+            parts["inproc_blas1"] = lambda: run_json(
+                [PY, __file__, "--child", "inproc", key, "--work", str(a.work), "--texts",
+                 str(a.texts), "--turns", str(a.turns)], env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
         try:
             print(f"== {c.label}: building", flush=True)
             r["build_s"] = c.build()["seconds"]
             r["file"] = str(c.file.relative_to(c.folder))
             r["file_mb"] = c.file.stat().st_size / 1e6
-            if "load" not in skip:
-                print(f"   cold load x{a.runs}", flush=True)
-                r["load"] = cold_load(c, a.runs)
-                doc["load_avg"].append(load_avg())
-            if "inproc" not in skip:
-                print(f"   in process: 32 x 256 tokens, queries, {a.texts} texts x {a.turns} turns", flush=True)
-                r["inproc"] = run_json([PY, __file__, "--child", "inproc", key, "--work", str(a.work),
-                                        "--texts", str(a.texts), "--turns", str(a.turns)]
-                                       + (["--floor1"] if a.floor1 else []))
-                doc["load_avg"] += r["inproc"]["load_avg"]
-            if "cli" not in skip:
-                print(f"   search_memory.py x{a.runs}", flush=True)
-                r["cli"] = cli_search(c, a.work, a.store_records, a.runs)
-                doc["load_avg"].append(load_avg())
         except Exception as e:  # noqa: BLE001 - one candidate's failure is reported, not fatal
             r["error"] = f"{type(e).__name__}: {e}"[-1500:]
             print(r["error"], file=sys.stderr)
+            parts = {}
+        for part, run in parts.items():
+            if part in skip:
+                continue
+            print(f"   {part}", flush=True)
+            try:  # a part's failure is reported in its cell, the others still run
+                r[part] = run()
+            except Exception as e:  # noqa: BLE001
+                r[part + "_error"] = f"{type(e).__name__}: {e}"[-1500:]
+                print(r[part + "_error"], file=sys.stderr)
+            doc["load_avg"] += r[part]["load_avg"] if part.startswith("inproc") and part in r else [load_avg()]
+        r["seconds"] = time.perf_counter() - started - sum(
+            x.get("seconds", 0) for k, x in doc["results"].items() if k != key)
+        print(table({key: r}).splitlines()[-1], flush=True)
         print(f"   {time.perf_counter() - started:.0f} s so far", flush=True)
+        (a.work / "partial.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False))
     if "cli" not in skip:
         doc["fts_cold"] = fts_cold(a.work, a.store_records, a.runs)
     shapes = sorted({CANDIDATES[k][0] for k in keys if CANDIDATES[k][1]}
@@ -758,6 +811,12 @@ def main(argv=None) -> int:
             pass
     doc["seconds"] = time.perf_counter() - started
     doc["notes"] = [
+        "cursor-memory's loader (memory_core.embeddings._load) refuses a model folder holding no "
+        ".onnx file, so a static model loads only as a download (from the cache); it passes "
+        "threads=1 to every model, which fastembed's static class warns about on each load "
+        "(a UserWarning on stderr of every CLI call). It cannot load a model fastembed does not "
+        "list (no add_custom_model), and adds no query/passage prefixes (multilingual-e5-small "
+        "needs \"query: \" / \"passage: \"; this bench adds them itself).",
         "Not measured: quality of any candidate (random weights); the real tokenisers' token "
         "counts (jina's BPE, XLM-R's SentencePiece, bert-base-chinese's WordPiece are not "
         "offline: all stand-ins use all-MiniLM's WordPiece, cut to 21,128 ids for bge)."]

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from perf import NOW, PY, REPO, make_store, paired, provenance, sentence, stats, wall  # noqa: E402
+from perf import NOW, PY, REPO, make_store, paired, provenance, sentence, stats  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 HOOK = str(REPO / "scripts" / "hook.py")

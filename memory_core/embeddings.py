@@ -1,12 +1,12 @@
 """The embedding model: fastembed, loaded only from disk (hooks and CLIs never touch the
-network), imported only when vectors are actually needed (fastembed costs ~0.5 s to import).
+network), imported only when vectors are actually needed (fastembed is slow to import).
 
 The model runs each call on one thread, and a set of batches as that many calls in parallel
 (onnxruntime releases the GIL): onnxruntime's own thread pool spins its threads after every
-call, and on 2 cores they held the core the keyword search beside a query's embedding needed
-(docs/benchmarks.md "Hybrid search: thread pools"). Documents are sorted by length and cut
-into batches of similar length (a batch is padded to its longest text: one long section made
-every short text in its batch cost as much), and a small set is split so every core works.
+call, taking the core the keyword search beside a query's embedding needs (docs/benchmarks.md
+"Hybrid search: thread pools"). Documents are sorted by length and cut into batches of
+similar length (a batch is padded to its longest text, so one long text would make every
+short one in its batch cost as much), and a small set is split so every core works.
 """
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaf
 MAX_BATCH = 32  # texts
 BATCH_TOKENS = 2048  # texts x the longest one's tokens: a batch's padded size
 # Tokens of a text the model reads. jina's reads 8,192, but attention's memory grows with the
-# square: one batch of 256-token texts took 3.5 GB with the default's shape (docs/benchmarks.md
-# "Production model"). A MEMORY.md chunk is at most ~400 tokens, and a long record is also
-# indexed line by line (sync.parts), so nothing is lost to the cut.
+# square of the length (docs/benchmarks.md "Production model"). A MEMORY.md chunk is at most
+# ~400 tokens, and a long record is also indexed line by line (sync.parts), so nothing is
+# lost to the cut.
 MAX_TOKENS = 512
 
 

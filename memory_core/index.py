@@ -157,7 +157,7 @@ CREATE TABLE IF NOT EXISTS skipped (       -- malformed lines, for `doctor`
 
 # --- which SQLite can load sqlite-vec ---------------------------------------------------
 
-@functools.lru_cache(maxsize=None)  # find_spec walks sys.path: ~0.3 ms, twice a connection
+@functools.lru_cache(maxsize=None)  # find_spec walks sys.path, and every connection asks
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 

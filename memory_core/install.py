@@ -318,7 +318,7 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
 
 def _compile_package() -> None:
     """Byte-compile memory_core once: editable installs and PYTHONDONTWRITEBYTECODE leave it
-    as source, and every hook and save would then compile it again (~10 ms each)."""
+    as source, and every hook and save would then compile it again."""
     import compileall
     compileall.compile_dir(str(Path(__file__).resolve().parent), quiet=1)
 

@@ -81,7 +81,7 @@ def _inode(path) -> int | None:
 class Batch:
     """What one read produced: `lines` ([Line]), where to resume (`offset`, `line_no`), the
     lines skipped ([(line number, reason)]), and whether the data ended with a complete line.
-    (A plain class: dataclasses costs the save path 6 ms to import.)"""
+    (A plain class: importing dataclasses would slow every save.)"""
 
     def __init__(self, offset: int = 0, line_no: int = 0):
         self.lines: list = []

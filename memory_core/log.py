@@ -3,9 +3,9 @@ logger of the standard `logging` module.
 
 Who runs us decides where it goes: the CLI sends it to stderr as `cursor-memory: …`, a hook
 to hooks.log in the memory folder (`route_to_stderr`, `route_to_file`); a library user gets
-Python's default (warnings on stderr) or configures the logger as usual. `logging` costs
-~25 ms to import, more than saving a fact is allowed to take, so it is imported only when
-there is something to say.
+Python's default (warnings on stderr) or configures the logger as usual. Importing `logging`
+costs more than saving a fact may take, so it is imported only when there is something to
+say.
 
 What belongs in an answer (why search results are keyword-only, ...) is not logged: it is
 part of the result (`search.Results.notes`).

@@ -152,8 +152,8 @@ _BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 
 def _key_bodies(text: str) -> str:
     """A private key's body and END line pasted without its BEGIN line: from the END line,
-    walk back over base64 and whitespace (a linear scan: a regex here backtracked for
-    minutes on a public key block)."""
+    walk back over base64 and whitespace (a linear scan: a regex here can backtrack
+    exponentially on a public key block)."""
     out, pos = [], 0
     for m in _re(r"-----\s*END[ A-Z0-9]*PRIVATE\s+KEY(?:\s+BLOCK)?\s*-----").finditer(text):
         start = m.start()

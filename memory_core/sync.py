@@ -34,7 +34,7 @@ from .config import normalize_time
 from .records import FACT_TYPES, KINDS
 from .text import normalize
 
-SLICE_LINES = 2000  # records per transaction: ~0.3 s of text sync
+SLICE_LINES = 2000  # records per transaction: what a kill can lose, and a deadline's granularity
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
 MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
 # A daily line is indexed with the tail of the line before it in the same session, as

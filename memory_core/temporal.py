@@ -144,8 +144,8 @@ _EN_RECORD_DATE = re.compile(
 
 
 def names_a_day(text: str) -> bool:
-    """Could this record name a day? (It runs for every line sync reads: a port or a version
-    number alone does not make a line one; ~8 µs a line.)"""
+    """Could this record name a day? A cheap test that runs for every line sync reads; a port
+    or a version number alone does not make a line one."""
     return bool(_ZH_RECORD_DATE.search(text) or _EN_RECORD_DATE.search(text))
 
 

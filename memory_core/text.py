@@ -71,12 +71,11 @@ def index_terms(text: str) -> str:
 
 
 # A query of several lines is a conversation (MADial's dialogues, a pasted chat): the last
-# line is the turn being answered, so its terms count double (MADial R@5 0.51 -> 0.56,
-# MRR 0.66 -> 0.70; docs/retrieval.md). A one-line query is unaffected.
+# line is the turn being answered, so its terms count double. A one-line query is
+# unaffected. (docs/retrieval.md "Query processing" has the figures.)
 LAST_LINE_WEIGHT = 2
 # A conversation also matches single Chinese characters, a kind of stemming for related
-# words (篮球赛 / 篮球比赛): MADial R@5 0.51 -> 0.56. A one-line query does not: there the
-# characters only add noise (devmem R@5 0.673 -> 0.651 with plain BM25, bench/cjk_cut.py).
+# words (篮球赛 / 篮球比赛). A one-line query does not: there the characters only add noise.
 CONVERSATION_CHARS = True
 
 

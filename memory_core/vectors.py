@@ -28,8 +28,8 @@ def _np():
     return np
 
 
-# vec0 stores vectors in fixed blocks, allocated whole: 256 wastes at most 0.4 MB, and scans
-# 120k vectors no slower than its default of 1024 (docs/benchmarks.md).
+# vec0 stores vectors in fixed blocks, allocated whole: a small block wastes little on a small
+# store and scans a big one no slower than vec0's default (docs/benchmarks.md).
 CHUNK_SIZE = 256
 CURRENT = "c.vec_text = c.embed_hash"  # the stored vector is of the chunk's present text
 
@@ -336,10 +336,10 @@ def carry(conn, carried) -> int:
 # --- search -----------------------------------------------------------------------------------
 
 # A process that searches again and again (an agent's long session, the MCP server, a
-# benchmark) keeps the vectors in memory from its second search on: one product over 100k
-# vectors takes ~9 ms where vec0's scan takes ~65 ms (docs/benchmarks.md "vec0 and numpy").
+# benchmark) keeps the vectors in memory from its second search on: one matrix product is
+# several times faster than vec0's scan (docs/benchmarks.md "vec0 and numpy").
 # A one-shot CLI never pays the load. Keyed by `vectors_version`, renewed by every write.
-WARM_MIN = 5_000  # below this vec0 takes a few ms, not worth 1.5 KB a vector of memory
+WARM_MIN = 5_000  # below this vec0's scan is already quick: not worth the memory
 _warm: dict = {}  # db path -> (vectors_version, None | SMALL | (pks, matrix))
 SMALL = "small"
 
@@ -411,7 +411,7 @@ def _load_matrix(conn, batch: int = 8192, where: str = ""):
 def _top(pks, matrix, q, n):
     np = _np()
     # einsum, not `matrix @ q`: BLAS runs the product on a thread pool whose threads spin
-    # after it, on 2 cores slowing the keyword search beside it by a third.
+    # after it, taking the cores the keyword search beside it needs.
     sims = np.einsum("ij,j->i", matrix, q)
     n = min(n, len(sims))
     if n <= 0:

@@ -51,7 +51,8 @@ def test_a_hook_interpreter_without_cursor_memory_is_reported(project, capsys, m
     proj, mem = project
     monkeypatch.delenv("PYTHONPATH")
     hooks = proj / ".cursor/hooks.json"
-    hooks.write_text(hooks.read_text().replace(sys.executable, "/usr/bin/env python3 -I"))
+    # -S: no site-packages, so whichever python3 is on PATH, this one cannot import the package
+    hooks.write_text(hooks.read_text().replace(sys.executable, f"{sys.executable} -I -S"))
     code, out = run(mem, proj, capsys)
     assert code == 1 and "FAIL  hooks" in out
 

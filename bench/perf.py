@@ -155,7 +155,11 @@ def jsonl_bytes(root: Path) -> int:
 # --- measuring ---------------------------------------------------------------------------
 
 def provenance(script: str, argv=None) -> tuple:
-    """(the command as run, the commit it ran at): every result file names both."""
+    """(the command as run, the commit it ran at): every result file names both. Also
+    byte-compiles memory_core, as `install` leaves it for users: with PYTHONDONTWRITEBYTECODE
+    set (this machine), a cache made stale by an edit would time the compiler in every hook."""
+    import compileall
+    compileall.compile_dir(str(REPO / "memory_core"), quiet=1)
     command = f"python bench/{script} " + " ".join(argv if argv is not None else sys.argv[1:])
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()

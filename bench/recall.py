@@ -148,6 +148,8 @@ def main(argv=None) -> int:
     from memory_core import recall
     doc = json.loads(args.out.read_text()) if args.out.exists() else {}
     if args.latency:
+        from perf import provenance  # also byte-compiles memory_core, as install does
+        doc["latency_command"], doc["latency_commit"] = provenance("recall.py", argv)
         args.work.mkdir(parents=True, exist_ok=True)
         doc["latency"] = latency(args.work, [int(x) for x in args.sizes.split(",")], args.runs)
     else:

@@ -11,8 +11,8 @@ how the modules fit: docs/architecture.md.
 
 Modules, in layers; a module imports only from its own layer or the ones above it:
 
-    foundation  errors · config · log · files · locks
-    storage     sanitize · redact · records · jsonl · state · transcript · refs
+    foundation  errors · redact · config · log · files · locks
+    storage     sanitize · records · jsonl · state · transcript · refs
                 (stdlib only: saving a fact imports nothing else)
     index       text · temporal · chunking · index · sync · corrections · embeddings · vectors
     memory      search · context · recall · consolidate

@@ -12,17 +12,18 @@ from .sanitize import render_item
 
 def hit_lines(i: int, h) -> list:
     """One search hit (a search.Hit) as its lines of text."""
-    label = h.type + (f" {h.memory_type}" if h.memory_type else "")
-    where = f"{render_item(h.section)} ({h.source_file})" if h.section else h.source_file
+    r = render_item  # every stored field, not only the content: ids and names come from files too
+    label = r(h.type + (f" {h.memory_type}" if h.memory_type else ""))
+    where = f"{r(h.section)} ({r(h.source_file)})" if h.section else r(h.source_file)
     ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
                                   f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
     status = "" if h.status == "active" else (
-        f" ({h.status}" + (f" by {h.superseded_by}" if h.superseded_by else "") + ")")
-    lines = [f"{i}. [{label}]{status} {render_item(h.content)}",
-             f"   {h.id} · {where} · {(h.timestamp or '')[:16].replace('T', ' ')} · "
+        f" ({r(h.status)}" + (f" by {r(h.superseded_by)}" if h.superseded_by else "") + ")")
+    lines = [f"{i}. [{label}]{status} {r(h.content)}",
+             f"   {r(h.id)} · {where} · {r((h.timestamp or '')[:16].replace('T', ' '))} · "
              f"score {h.score:.4f} ({ranks})"]
     if len(h.evidence) > 1:
-        lines.append(f"   evidence: {', '.join(h.evidence)}")
+        lines.append(f"   evidence: {', '.join(r(e) for e in h.evidence)}")
     if h.refs:
         lines.append("   refs: " + ", ".join(render_item(r["ref"]) + (
             "" if r["exists"] is not False else " (missing)") for r in h.refs))
@@ -38,11 +39,15 @@ def results_text(results) -> str:
 
 def hit_dict(h) -> dict:
     """A hit as JSON for tools: its content rendered like the text, no nulls."""
-    d = h.to_dict()
-    d["content"] = render_item(h.content)
-    if d.get("section"):
-        d["section"] = render_item(d["section"])
-    return {k: ("" if v is None else v) for k, v in d.items()}
+    def rendered(v):
+        if isinstance(v, str):
+            return render_item(v)
+        if isinstance(v, list):
+            return [rendered(x) for x in v]
+        if isinstance(v, dict):
+            return {k: rendered(x) for k, x in v.items()}
+        return "" if v is None else v
+    return {k: rendered(v) for k, v in h.to_dict().items()}
 
 
 def saved_fact(record: dict, where: str) -> str:

@@ -57,15 +57,30 @@ def memory_dir_for(project: str | os.PathLike) -> Path:
     """<project>/.cursor/skills/memory-data, unless CURSOR_MEMORY_DIR says otherwise."""
     env = os.environ.get("CURSOR_MEMORY_DIR")
     if env:
-        return Path(env).expanduser()
+        return check_memory_dir(env)
     return check_project(project) / DATA_SUBDIR
 
 
 def resolve_memory_dir(flag: str | None = None, project: str | os.PathLike | None = None) -> Path:
     """`--memory-dir`, then CURSOR_MEMORY_DIR, then <project>/.cursor/skills/memory-data."""
     if flag:
-        return Path(flag).expanduser()
+        return check_memory_dir(flag)
     return memory_dir_for(project or find_project())
+
+
+def check_memory_dir(value: str) -> Path:
+    """A memory folder named by the user: anything but a file-system root or the home
+    folder itself (whose daily/ and index.sqlite would land among the user's own files)."""
+    path = Path(os.path.abspath(os.path.expanduser(value)))
+    if path == Path(path.anchor):
+        raise UserError(f"{path} is the root of the file system, not a memory folder")
+    try:
+        if path.resolve() == Path(os.path.expanduser("~")).resolve():
+            raise UserError(f"{path} is the home folder itself, not a memory folder "
+                            "(name a folder inside it)")
+    except OSError:
+        pass
+    return path
 
 
 def project_of_memory(root: Path) -> Path | None:
@@ -147,18 +162,35 @@ def date_bound(value: str, *, end: bool = False) -> str:
 # --- settings ------------------------------------------------------------------------------
 
 def load_config(root: Path) -> dict:
-    """The memory folder's config.json; a broken one is ignored with a notice, never fatal."""
+    """The memory folder's config.json; a broken one is ignored with a notice, never fatal.
+    Read like every other file of the folder: not through a link, not a device, at most
+    MAX_CONFIG_BYTES (a link to /dev/zero would otherwise be read until memory runs out)."""
+    import stat
     path = Path(root) / CONFIG_FILE
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return {}
+    except OSError as e:
+        from .log import note
+        note(f"ignoring {path}: {'it is a symbolic link' if os.path.islink(path) else e.strerror}")
+        return {}
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ValueError("not a regular file")
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ValueError(f"larger than {MAX_CONFIG_BYTES:,} bytes")
+        data = json.loads(raw.decode("utf-8"))
+        return data if isinstance(data, dict) else {}
     except (OSError, ValueError, RecursionError) as e:
         from .log import note
         note(f"ignoring {path}: {e}")
         return {}
+
+
+MAX_CONFIG_BYTES = 1_000_000
 
 
 def setting(config: dict, key: str, default, *, minimum=None, maximum=None):

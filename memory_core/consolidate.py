@@ -415,8 +415,9 @@ def run(index, root: Path, *, deadline=None, model=None, resync) -> Report:
 
 def prune(index, root: Path) -> Report:
     """Delete daily files older than the retention (config `retention_days`, default 90),
-    except a day holding a fact/preference line that no fact lists as evidence yet, or a
-    correction (a tombstone or a `supersedes`: it must outlive what it corrects). Lines
+    except a day holding a fact/preference line that no fact lists as evidence yet, an
+    action (actions are events, not folded into facts.jsonl), or a correction (a tombstone
+    or a `supersedes`: it must outlive what it corrects). Lines
     nobody could read (malformed, cut off) are never deleted with their day: they are moved,
     byte for byte, to quarantine/<day>.jsonl, which `doctor` lists. facts.jsonl,
     sessions.jsonl and MEMORY.md are never touched."""
@@ -447,7 +448,7 @@ def prune(index, root: Path) -> Report:
             f"SELECT target FROM corrections WHERE target IN ({marks})", ids)}
 
     for path in old:
-        data = path.read_bytes()
+        data = jsonl.settled_tail(path.read_bytes(), path.stat().st_mtime)
         rel = f"daily/{path.name}"
         bad, memories, corrects = [], [], False
         pieces = data.split(b"\n")
@@ -464,8 +465,8 @@ def prune(index, root: Path) -> Report:
             except Exception:  # noqa: BLE001 - sync skipped it: nobody has seen it
                 bad.append(raw)
                 continue
-            if record.get("type") == "forget" or isinstance(record.get("supersedes"), str):
-                corrects = True
+            if record.get("type") in ("forget", "action") or isinstance(record.get("supersedes"), str):
+                corrects = True  # actions are not folded into facts.jsonl: their day stays
             if record.get("type") in ("fact", "preference") and isinstance(record.get("id"), str):
                 memories.append(record["id"])
         unsettled = set(memories) - (index.run(lambda c: settled(c, memories)) if memories else set())

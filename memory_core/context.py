@@ -303,14 +303,17 @@ def write_rules_file(project: Path, text: str) -> Path | None:
     """The context as an alwaysApply rule, for clients and modes that do not run sessionStart
     (cloud agents, `cursor-agent -p`) or drop its context. Written only when it changed,
     atomically, never through a link or into a folder that leads out of the project."""
-    from .files import write_atomic
     from .errors import StorageError
+    from .files import write_atomic
 
     project = Path(project)
     path = project / RULES_FILE
     body = ("---\ndescription: Project memory loaded by cursor-memory at session start "
             "(generated; edits are overwritten)\nalwaysApply: true\n---\n" + text + "\n")
+    from .files import link_on_path
     try:
+        if link_on_path(path, project):
+            return None  # .cursor or .cursor/rules is a link: nothing is made through it
         real_project = project.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         if real_project not in path.parent.resolve().parents:

@@ -33,6 +33,25 @@ def is_link(path) -> bool:
         return False
 
 
+def link_on_path(path, base=None) -> str | None:
+    """The first symbolic link among `path` and its folders below `base` (exclusive), else
+    None. A `.cursor` a clone carries as a link would otherwise take every write elsewhere;
+    folders above the project are the user's business. Without a base, `path` alone."""
+    path = os.path.abspath(os.fspath(path))
+    stop = os.path.abspath(os.fspath(base)) if base is not None else os.path.dirname(path)
+    if not (path + os.sep).startswith(stop.rstrip(os.sep) + os.sep):
+        stop = os.path.dirname(path)
+    chain = []
+    p = path
+    while p != stop and len(p) > len(stop):
+        chain.append(p)
+        p = os.path.dirname(p)
+    for p in reversed(chain):
+        if is_link(p):
+            return p
+    return None
+
+
 def describe(e: OSError, path) -> str:
     """An OSError as one line: what happened to which file."""
     reason = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",

@@ -301,8 +301,20 @@ def prompt_session_save(mem, payload: dict, host: str, project: Path) -> dict:
 
 def _summary_saved(root: Path, conv: str) -> bool:
     from . import jsonl
-    return any(r.get("session_id") == conv for r in jsonl.tail(Path(root) / "sessions.jsonl",
-                                                              1_000_000))
+    wanted = {conv, session_arg(conv)}
+    return any(r.get("session_id") in wanted for r in jsonl.tail(Path(root) / "sessions.jsonl",
+                                                                 1_000_000))
+
+
+def session_arg(conv: str) -> str:
+    """The conversation id as the agent is told to pass it in a shell command: as it is when
+    it is plain (ids are UUIDs), else a hash of it, so a hostile id cannot inject a command
+    in any shell."""
+    import re
+    if re.fullmatch(r"[A-Za-z0-9._:-]{1,128}", conv or ""):
+        return conv
+    import hashlib
+    return "conv-" + hashlib.sha1((conv or "").encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def session_end(mem, payload: dict, host: str, project: Path, *, detach: bool = False) -> dict:
@@ -415,6 +427,7 @@ def script_command(name: str) -> str:
 
 
 def save_instructions(conv: str) -> str:
+    conv = session_arg(conv)
     fact = script_command("save_fact.py")
     summary = script_command("save_summary.py")
     return (

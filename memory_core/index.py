@@ -420,6 +420,7 @@ class Index:
         self.path = Path(path) if path else self.root / INDEX_FILE
         self.lock_path = self.path.parent / "index.lock"
         self.read_only = False  # set when the folder turned out to refuse writes
+        self.linked = False  # reached through a symbolic link: read, never written
 
     def _check_file(self) -> None:
         """A symbolic link or a folder where index.sqlite should be is moved out of the way
@@ -443,7 +444,11 @@ class Index:
                 note(f"{p} was not a file; moved it to {os.path.basename(aside)} and rebuilt the index")
 
     def _lock(self):
-        """The shared index lock, or None in a folder that refuses writes (read-only)."""
+        """The shared index lock, or None in a folder that refuses writes (read-only), or
+        that is reached through a link (read as read-only, never written)."""
+        if self.linked:
+            self.read_only = True
+            return None
         lock = LockFile(self.lock_path, shared=True)
         try:
             if not lock.acquire(timeout=LOCK_TIMEOUT):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import namedtuple
 
 from .errors import StorageError
@@ -104,7 +105,7 @@ def read(path, offset: int = 0, line_no: int = 0, *, data: bytes | None = None,
     if data is None:
         with open(path, "rb") as f:
             f.seek(offset)
-            data = f.read()
+            data = settled_tail(f.read(), os.fstat(f.fileno()).st_mtime)
         base = offset
     else:
         base = 0
@@ -129,6 +130,21 @@ def read(path, offset: int = 0, line_no: int = 0, *, data: bytes | None = None,
     batch.offset = base + pos
     batch.line_no = n
     return batch
+
+
+SETTLE_SECONDS = 5.0
+
+
+def settled_tail(data: bytes, mtime: float) -> bytes:
+    """`data` with the newline its last line lacks, when that line is a whole record and the
+    file has not changed for SETTLE_SECONDS: not a write in progress but a file that ends
+    without a newline (an editor, a merge). Nobody appends to a past day, so such a line
+    would otherwise never be read. (An append first ends such a line: `append`.)"""
+    cut = data.rfind(b"\n") + 1
+    if cut < len(data) and data[cut:].strip() and time.time() - mtime >= SETTLE_SECONDS \
+            and parse(data[cut:])[0] is not None:
+        return data + b"\n"
+    return data
 
 
 def parse(raw: bytes):

@@ -76,8 +76,13 @@ def route_to_file(folder_fn, event: str, echo=None) -> None:
         _reset(lg)
         lg.addHandler(HooksLog())
         if echo is not None:
+            from .redact import redact
+
+            class Redacted(logging.Formatter):
+                def format(self, record):
+                    return redact(super().format(record))
             handler = logging.StreamHandler(echo)
-            handler.setFormatter(logging.Formatter(f"cursor-memory {event}: %(message)s"))
+            handler.setFormatter(Redacted(f"cursor-memory {event}: %(message)s"))
             lg.addHandler(handler)
         lg.setLevel(logging.INFO)
     _configure = configure
@@ -95,20 +100,30 @@ def fallback_folder() -> str:
     return os.path.join(base, "cursor-memory")
 
 
+def _through_link(folder: str) -> bool:
+    """Is the memory folder reached through a link inside its project (never written)?"""
+    from .config import project_of_memory
+    from .files import link_on_path
+    return link_on_path(folder, project_of_memory(folder)) is not None
+
+
 def append_log(folder, message: str) -> str | None:
     """One line in `<folder>/hooks.log`, else in the user cache's hooks.log (a read-only or
     missing memory folder). Rotated at LOG_MAX_BYTES; never through a symbolic link (a link
     by that name is replaced: the log is ours). Returns the file written, or None. Never
     raises."""
     from .files import make_private_dir, open_append, replace_link
+    from .redact import redact
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-    line = f"{stamp} {message}\n".encode("utf-8", "replace")
+    # an error can quote what was being saved (a file name made of the content): the log is
+    # a file on disk like the memory, and gets the same redaction
+    line = f"{stamp} {redact(message)}\n".encode("utf-8", "replace")
     for place in ([os.fspath(folder)] if folder else []) + [fallback_folder()]:
         try:
             if place == fallback_folder():
                 make_private_dir(place)
-            elif not os.path.isdir(place):
+            elif not os.path.isdir(place) or _through_link(place):
                 continue
             path = os.path.join(place, LOG_FILE)
             replace_link(path)

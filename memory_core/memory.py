@@ -21,14 +21,18 @@ class Memory:
 
     def __init__(self, path, *, project=None):
         from .errors import StorageError
-        from .files import make_private_dir
+        from .files import link_on_path, make_private_dir
         self.root = Path(path)
-        try:
-            make_private_dir(self.root)
-            make_private_dir(self.root / "daily")
-        except StorageError:
-            pass  # read-only, or a link: writing says so; reading answers from what is there
         self._project = Path(project) if project else None
+        # a link on the way from the project (`.cursor` committed as one) is never written
+        # through: the folder is then read as a read-only one
+        self.link = link_on_path(self.root, self.project)
+        if self.link is None:
+            try:
+                make_private_dir(self.root)
+                make_private_dir(self.root / "daily")
+            except StorageError:
+                pass  # read-only: writing says so; reading answers from what is there
         self._embedder = None
         self._embedder_tried = False
         self._index = None
@@ -51,8 +55,16 @@ class Memory:
         """Today's daily file, where facts and events are appended."""
         return self.root / "daily" / f"{today().isoformat()}.jsonl"
 
+    def _writable(self) -> None:
+        """StorageError when the folder is reached through a link (never written through)."""
+        if self.link is not None:
+            from .errors import StorageError
+            raise StorageError(f"cannot write to {self.root}: {self.link} is a symbolic link "
+                               "(cursor-memory never writes through links)")
+
     def _append(self, path: Path, record) -> None:
         from .files import make_private_dir
+        self._writable()
         make_private_dir(self.root)
         make_private_dir(path.parent)
         jsonl.append(path, record)
@@ -109,6 +121,7 @@ class Memory:
         if self._index is None:
             from .index import Index
             self._index = Index(self.root, project=self.project)
+            self._index.linked = self.link is not None
         return self._index
 
     def embedder(self, *, quiet: bool = False):
@@ -198,7 +211,7 @@ class Memory:
         context.Context: `.text` and the `.ids` of the records it shows. Built from the files
         alone when the index is not ready by `deadline`."""
         from . import context
-        from .errors import StorageError
+        from .errors import IndexError_, StorageError
         from .sync import SyncReport
         try:
             report = self.sync(embed=False, deadline=deadline)
@@ -206,6 +219,10 @@ class Memory:
             from .log import note
             note(f"could not bring the index up to date ({e}); using it as it is")
             report = SyncReport()
+        except IndexError_:
+            if not self.index.read_only:
+                raise
+            report = SyncReport()  # read-only with no index of its own: a scratch one below
         index = self.index if report.complete else None  # else: from the files
         if index is not None and index.read_only and not index.usable():
             index = self._scratch_index()
@@ -218,6 +235,7 @@ class Memory:
         `embed`, the lines' vectors are made first (until `deadline`): a line without one
         waits for the next run before it can join a near-duplicate."""
         from . import consolidate
+        self._writable()
         embedder = self.embedder(quiet=True)
         self.sync(embed=embed, deadline=deadline)
         return consolidate.run(self.index, self.root, deadline=deadline,
@@ -248,6 +266,7 @@ class Memory:
     def prune(self):
         """Retention: old daily files whose lines are all consolidated (consolidate.prune)."""
         from . import consolidate
+        self._writable()
         report = consolidate.prune(self.index, self.root)
         if report.pruned:
             self.sync(embed=False)
@@ -256,6 +275,7 @@ class Memory:
     def rebuild(self, *, embed: bool = True, progress=None):
         """Rebuild index.sqlite from the files into a temp file and swap it in; vectors of
         unchanged texts are carried over, the rest are made when `embed` is on."""
+        self._writable()
         report = self.index.rebuild()
         if embed:
             report.add_vectors(self.embed(progress=progress))

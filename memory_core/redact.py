@@ -28,7 +28,7 @@ from __future__ import annotations
 _SECRET_WORDS = r"(?:passwords?|passwd|pwd|secrets?|tokens?|api[_\- ]?keys?|access[_\- ]?keys?|" \
                 r"private[_\- ]?keys?|secret[_\- ]?keys?|client[_\- ]?secrets?|credentials?|auth[_\- ]?tokens?|" \
                 r"passphrase|密码|口令|密钥|令牌|秘钥)"
-_VALUE = r"(\"[^\"\s]{6,}\"|'[^'\s]{6,}'|[^\s\"',;，。；、）)]{6,})"
+_VALUE = r"(\"[^\"\n]{6,200}\"|'[^'\n]{6,200}'|[^\s\"',;，。；、）)]{6,})"
 
 _RULES = [
     ("private key", ("private", "-----end"),
@@ -38,6 +38,8 @@ _RULES = [
      r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[0-9A-Z]{16}\b", 0),
     ("aws secret key", ("secret", "aws"),
      r"(?i)(?:aws|secret)[\s\S]{0,40}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", 1),
+    ("aws secret key", ("secret", "aws"),
+     r"(?i)(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])(?=[\s\S]{0,60}?(?:aws|secret))", 1),
     ("google key", ("aiza",), r"\bAIza[0-9A-Za-z_\-]{35}\b", 0),
     ("github token", ("gh", "github_pat_"),
      r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b", 0),
@@ -84,7 +86,8 @@ _RULES = [
      r"\b(?:gl(?:cbt|imt|ptt|agent|oas|ft|soat|cbt|ffct)-[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})", 0),
     ("twilio sid", ("ac",), r"\bAC[a-f0-9]{32}\b", 0),
     # credentials in context
-    ("password", ("://",), r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:([^\s@/?#]+)@", 1),
+    # the password runs to the authority's last @ (people write p@ss and s3cret#1 unencoded)
+    ("password", ("://",), r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:([^\s/?]*[^\s/?@])@(?=[^\s@/?]*(?:[/?\s]|$))", 1),
     ("secret", ("?", "&"),
      r"(?i)[?&;](?:sig|signature|token|access_token|refresh_token|id_token|api[_\-]?key|apikey|"
      r"key|secret|client_secret|password|passwd|pwd|auth|x-amz-signature|x-amz-credential|"
@@ -92,6 +95,11 @@ _RULES = [
     ("secret", ("authorization", "bearer", "basic"),
      r"(?i)(?:\bauthorization\b\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)?\s*|\bbearer\s+|\bbasic\s+)"
      r"([A-Za-z0-9._~+/\-]{8,}=*)", 1),
+    ("password", ("--pass", "--pwd", "--token", "--secret", "--api", "--auth"),
+     r"(?i)(?:^|\s)--(?:password|passwd|pass|pwd|token|secret|api[_\-]?key|apikey|auth[_\-]?token|client[_\-]?secret)"
+     r"(?:=|\s+)[\"']?([^\s\"']{4,})", 1),
+    ("password", ("mysql", "mariadb"),
+     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p([^\s\"']{3,})", 1),
     ("password", ("-u", "--user"), r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']*:([^\s\"']{3,})", 1),
     ("secret", ("accountkey", "sharedaccesskey"),
      r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{16,})", 1),
@@ -100,11 +108,12 @@ _RULES = [
 # A secret name given a value: `DB_PASS=…`, `"password": "…"`, `secret: …`. The name may
 # carry prefixes and suffixes (SMTP_PWD, aws_secret_access_key); the value is at least 6
 # characters and not a reference to where the secret lives ($VAR, process.env.X, <…>).
-_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:[A-Za-z0-9]+[_.\-])*(?i:" + _SECRET_WORDS +
+_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:[A-Za-z0-9]+[_.\-])*[A-Za-z0-9]{0,12}?(?i:" + _SECRET_WORDS +
                r")(?:[_.\-][A-Za-z0-9]+)*[\"']?\s*(?:[:=：]|=>)\s*)" + _VALUE)
 # A weaker name (`cloudant_pw`, `sentry-key`, `db_auth`) counts only with a value that looks
 # like a secret: so `sort_key: created_at` stays.
 _LOOKS_SECRET = (r"((?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
+                 r"(?![A-Za-z]+(?:-[A-Za-z]+)+(?![^\s\"',;，。；、]))"  # EdDSA-signed: words, not a secret
                  r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
 _WEAK_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:(?:[A-Za-z0-9]+[_.\-])+(?i:pw|pass|keys?|auth)|(?i:pass))"
                     r"[\"']?\s*(?:[:=：]|=>)\s*[\"']?)" + _LOOKS_SECRET)
@@ -133,6 +142,22 @@ def redact(text: str) -> str:
     """The text with likely secrets replaced by [REDACTED:<kind>]."""
     if not text or not isinstance(text, str):
         return text
+    if not text.isascii() and any("\uff01" <= c <= "\uff5e" for c in text):
+        # ＰＡＳＳＷＯＲＤ＝…: matched as ASCII; the text keeps its full-width letters unless
+        # something in it was a secret
+        ascii_form = text.translate(_FULLWIDTH)
+        redacted = _redact(ascii_form)
+        return text if redacted == ascii_form else redacted
+    return _redact(text)
+
+
+# full-width letters, digits and the symbols secrets are written with, as ASCII (1:1)
+_FULLWIDTH = {c: c - 0xFEE0 for c in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B),
+                                      *range(0xFF41, 0xFF5B), 0xFF1D, 0xFF3F, 0xFF0D, 0xFF0E,
+                                      0xFF20, 0xFF0F, 0xFF0B]}
+
+
+def _redact(text: str) -> str:
     lower = text.lower()
     for kind, literals, pattern, group in _RULES:
         if any(lit in lower for lit in literals):
@@ -195,7 +220,10 @@ def _assignment(m) -> str:
 def _looks_like_reference(value: str) -> bool:
     """`password: process.env.DB_PASSWORD`, `token=${TOKEN}`: names a secret, is not one."""
     v = value.strip("\"'")
-    return (v.startswith(("$", "process.env", "os.environ", "env.", "<", "{{", "%", "[REDACTED",
+    if v.startswith(("$", "%", "<")):  # $VAR, ${VAR}, $(cmd), %VAR%, <your-token>; not $ecretP4ss
+        return bool(_re(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?:[.\[]|$)"
+                        r"|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>]+>$").match(v))
+    return (v.startswith(("process.env", "os.environ", "env.", "{{", "[REDACTED",
                           "getenv", "os.getenv", "secrets.", "vault:", "ENV["))
             or v.lower() in {"required", "optional", "string", "none", "null", "true", "false",
                              "undefined", "redacted", "******", "xxxxxx", "********", "<secret>",

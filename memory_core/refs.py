@@ -66,6 +66,9 @@ def parse(ref: str) -> tuple[str, str]:
     raise RefError(f"{ref!r}: the kind must be file, url or one of {', '.join(CATEGORIES)}")
 
 
+MAX_PATH = 1024  # characters; a name longer than any file system allows is not a file
+
+
 def normalize_path(path: str) -> str:
     """A project-relative POSIX path with an optional #L<line>; no escaping the project."""
     path = path.strip().replace("\\", "/")
@@ -78,7 +81,9 @@ def normalize_path(path: str) -> str:
         path = path[2:]
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or path.startswith("/") or ".." in parts:
-        raise RefError(f"file:{path}: a path inside the project, relative to its root")
+        raise RefError(f"file:{path[:80]}: a path inside the project, relative to its root")
+    if len(path) > MAX_PATH or any(len(p.encode("utf-8", "replace")) > 255 for p in parts):
+        raise RefError(f"file:{path[:80]}…: longer than a file system allows")
     return "/".join(parts) + line
 
 
@@ -124,7 +129,7 @@ def extract(text: str, project: Path | None = None) -> list[str]:
                 path = normalize_path(candidate)
             except RefError:
                 continue
-            if (Path(project) / file_of(path)).exists():
+            if os.path.exists(Path(project) / file_of(path)):
                 found.append(f"file:{path}")
     return list(dict.fromkeys(found))
 
@@ -140,14 +145,17 @@ def artifact_dirs(project: Path, config: dict) -> dict:
 def artifact_file(project: Path, config: dict, category: str, ident: str) -> Path | None:
     """The file backing `category:id`: <dir>/<id> or <dir>/<id>.<ext>."""
     folder = artifact_dirs(project, config).get(category)
-    if folder is None or not folder.is_dir():
+    if folder is None or not os.path.isdir(folder):
         return None
     exact = folder / ident
-    if exact.is_file():
+    if os.path.isfile(exact):
         return exact
-    for p in folder.iterdir():
-        if p.is_file() and p.stem == ident:
-            return p
+    try:
+        for p in folder.iterdir():
+            if os.path.isfile(p) and p.stem == ident:
+                return p
+    except OSError:  # unreadable: nothing found there
+        pass
     return None
 
 
@@ -157,7 +165,7 @@ def exists(ref: str, project: Path | None, config: dict | None = None) -> bool |
     if kind == "url" or project is None:
         return None
     if kind == "file":
-        return (Path(project) / file_of(target)).exists()
+        return os.path.exists(Path(project) / file_of(target))
     return artifact_file(project, config or {}, kind, target) is not None
 
 
@@ -203,7 +211,7 @@ def suggest(path: str, project: Path, moved: dict | None = None) -> str | None:
     path = file_of(path)
     moved = renames(project) if moved is None else moved
     new = moved.get(path)
-    if new and (Path(project) / new).exists():
+    if new and os.path.exists(Path(project) / new):
         return new
     name = os.path.basename(path)
     matches = []
@@ -294,7 +302,7 @@ def check(conn, project: Path | None, config: dict) -> dict:
         if kind == "url" or project is None:
             continue
         if kind == "file":
-            if not (Path(project) / target).exists():
+            if not os.path.exists(Path(project) / target):
                 broken.append({"id": cid, "ref": ref, "why": "file not found",
                                "suggestion": suggest(target, project, moved)})
         else:
@@ -306,8 +314,11 @@ def check(conn, project: Path | None, config: dict) -> dict:
     orphans = []
     if project is not None:
         for kind, folder in artifact_dirs(project, config).items():
-            if folder.is_dir():
-                for p in sorted(folder.iterdir()):
-                    if p.is_file() and (kind, p.name) not in used and (kind, p.stem) not in used:
-                        orphans.append(_shown(p, Path(project)))
+            try:
+                listing = sorted(folder.iterdir()) if os.path.isdir(folder) else []
+            except OSError:
+                listing = []
+            for p in listing:
+                if os.path.isfile(p) and (kind, p.name) not in used and (kind, p.stem) not in used:
+                    orphans.append(_shown(p, Path(project)))
     return {"broken": broken, "orphans": orphans}

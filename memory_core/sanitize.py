@@ -102,9 +102,13 @@ def defuse(text: str) -> str:
     if not text:
         return text
     quick = text.lower()
-    if "memory" not in quick and "&" not in text and "\\" not in text and not any(
-            ord(c) > 0xFF00 for c in text):
-        return text
+    if "memory" not in quick and "&" not in text and "\\" not in text:
+        if text.isascii():
+            return text
+        import unicodedata  # ⓜ, ｍ, ᵐ: look-alikes are found by what they normalise to
+        norm = unicodedata.normalize("NFKC", text).lower()
+        if "memory" not in norm and "&" not in norm and "\\" not in norm:
+            return text
     norm, back = _normalised(text)
     spans = [(back[m.start()][0], back[m.end() - 1][1]) for m in _FENCE_LOOKALIKE.finditer(norm)]
     if not spans:

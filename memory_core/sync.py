@@ -154,7 +154,8 @@ def source_files(root: Path) -> list[str]:
     try:
         with os.scandir(os.path.join(root, "daily")) as it:
             out += sorted(("daily/" + e.name for e in it
-                           if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)),
+                           if e.name.endswith(".jsonl") and _DAILY_NAME.match(e.name)
+                           and e.is_file(follow_symlinks=False)),
                           reverse=True)
     except (FileNotFoundError, NotADirectoryError):
         pass
@@ -162,6 +163,9 @@ def source_files(root: Path) -> list[str]:
 
 
 RACY_NS = 2_000_000_000
+# A daily file's name is shown to agents as where a memory came from: letters, digits, dots,
+# dashes and underscores only (ours are YYYY-MM-DD.jsonl); any other file is not read.
+_DAILY_NAME = re.compile(r"[\w.\-]{1,120}\.jsonl\Z", re.ASCII)
 
 
 def stamp(root, index_path) -> tuple | None:
@@ -409,6 +413,7 @@ def _sync_jsonl(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project
     except OSError:
         raise FileNotFoundError(path) from None
     data, st = _read(path)
+    data = jsonl.settled_tail(data, st.st_mtime)
     end = data.rfind(b"\n") + 1  # complete lines only
     report.files += 1
     fresh = state is None  # a file never synced: nothing of it to replace or re-point
@@ -675,6 +680,15 @@ def _need_text(record: dict, key: str) -> str:
     return value
 
 
+def safe_id(value) -> bool:
+    """An id as agents are shown it: 1-200 characters, none of them white space, a control,
+    or markup (`<`, `>`, a backtick): a pulled line cannot make its id a heading or a fence."""
+    return isinstance(value, str) and bool(_SAFE_ID.match(value))
+
+
+_SAFE_ID = re.compile(r"[^\s<>`\x00-\x1f\x7f-\x9f\u2028\u2029]{1,200}\Z")
+
+
 def _str_list(record: dict, key: str) -> list:
     value = record.get(key, [])
     if value is None:
@@ -711,7 +725,7 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None,
     summary's source_id is its session, when it names one (search lets a summary share in
     the score of its session's lines); otherwise the record's id."""
     rid = record.get("id")
-    if not isinstance(rid, str) or not rid.strip() or len(rid) > 200:
+    if not safe_id(rid):
         raise ValueError("missing or invalid 'id'")
     if rel == "sessions.jsonl":
         topic = _need_text(record, "topic")
@@ -733,6 +747,8 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None,
             raise ValueError(f"'type' must be one of {'/'.join(FACT_TYPES)}, not {str(memory_type)[:20]!r}")
         kind = record.get("kind", "fact")
         evidence = _str_list(record, "evidence") or [rid]
+        if not all(safe_id(e) for e in evidence):
+            raise ValueError("'evidence' must be a list of ids")
         source = record.get("source") if isinstance(record.get("source"), dict) else {}
         source_id = source.get("id")
         return ChunkRow.make(rid, content, kind if kind in KINDS else "fact", memory_type,

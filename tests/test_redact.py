@@ -108,6 +108,19 @@ FORMATS = [
      "MIIEvQIBADANBgkqhkiG9w0B"),
     ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
      "abcdefghijklmnop\n-----END RSA PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0B"),
+    # a hostile review's finds: the cause was the shape of each rule, not the example
+    ("PGPASSWORD=Sup3rS3cret! psql -h db", "Sup3rS3cret!"),  # a secret word glued to a prefix
+    ('{"password": "correct horse battery staple"}', "correct horse battery"),  # spaces in quotes
+    ("client_secret: 'Zq81 kLm2Pq9xT'", "Zq81 kLm2Pq9xT"),
+    ("DB_PASSWORD=$ecretP4ss", "$ecretP4ss"),  # a $ that starts a password, not a $VAR
+    ("DB_PASSWORD=%Sup3r!x", "%Sup3r!x"),
+    ("mysql -uroot -pHunter2Secret orbit", "Hunter2Secret"),
+    ("psql --password Hunter22x", "Hunter22x"),
+    ("gh api --token abcdef123456XYZ", "abcdef123456XYZ"),
+    ("postgres://admin:s3cret#1@db/app", "s3cret#1"),  # unencoded # and @ in a URL password
+    ("postgres://admin:p@ssw0rd@db/app", "ssw0rd"),
+    ("Key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, the one for AWS", "wJalrXUtnFEMI"),
+    ("ＰＡＳＳＷＯＲＤ＝Hunter2Secret", "Hunter2Secret"),  # full-width name
 ]
 
 
@@ -115,7 +128,7 @@ FORMATS = [
 def test_every_format_is_redacted_in_every_field(mem, tmp_path, text, secret):
     entity = text.replace(",", " ").replace("\n", " ")
     mem.save_fact(text, entities=[entity] if len(entity) <= 100 else None,
-                  refs=[f"url:https://h.example/p?token={secret}"] if "\n" not in secret else None)
+                  refs=[f"url:https://h.example/p?token={secret}"] if not any(c.isspace() for c in secret) else None)
     mem.save_summary(text[:200].replace("\n", " "), f"summary {text}", decisions=[f"decided {text}"],
                      todos=[f"todo {text}"])
     mem.forget(mem.save_fact("a fact to forget")["id"], reason=text[:150])
@@ -159,6 +172,16 @@ NOT_SECRETS = [
     "创建了 Secret orbit-api-secrets，里面放 JWT_SECRET",
     "Frontend perf pass: first-load JS was 1.2MB",
     "password reset flow sends an email",
+    "password: $DB_PASSWORD",
+    "token=${GITHUB_TOKEN} in CI",
+    "set password=%DB_PASS% in the .bat file",
+    "api_key: <your-api-key>",
+    "the API listens on https://host:8080/path?x=1",
+    "docker login --password-stdin < token.txt",
+    "mysql -h db -P 3306 orbit",
+    "ssh://git@github.com/org/repo.git",
+    "全角 ＡＢＣ 字母不是秘密",
+    "Access tokens are EdDSA-signed JWTs with a 2h TTL",
 ]
 
 
@@ -187,6 +210,10 @@ def test_a_redaction_marker_is_never_redacted_again():
     "password " * 3000,
     "https://" + "a:" * 3000 + "@x",
     "?key=" + "&key=" * 3000,
+    "postgres://a:" + "@" * 5000,
+    "mysql " + "-p " * 5000,
+    "PASSWORD" * 3000 + "=x",
+    "a" * 40 + " " * 50000 + "aws",
 ])
 def test_hostile_text_is_redacted_in_linear_time(text):
     import time

@@ -83,8 +83,6 @@ def variants():
          lambda undo: _patch(search, "BM25_WEIGHTS", (1.0, 0.0, 0.0), undo)),
         ("- postings budget", "every query term scored, however common",
          lambda undo: _patch(search, "POSTINGS_BUDGET", 10 ** 12, undo)),
-        ("- consolidated ×1.3", "CONSOLIDATED_BOOST = 0",
-         lambda undo: _patch(search, "CONSOLIDATED_BOOST", 0.0, undo)),
         ("- summary shares session", "SESSION_SHARE = 0",
          lambda undo: _patch(search, "SESSION_SHARE", 0.0, undo)),
         ("- dated list", "days named in the query not searched on their own", no_dates),

@@ -17,36 +17,25 @@ from .sync import parent_of
 from .text import match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
-# Weighted RRF. k=60 (the textbook value) with equal weights lets the weaker list drag the
-# stronger one down: on LoCoMo it scored below BM25 alone (R@5 0.499 vs 0.543). A small k
-# trusts the top of each list, and the vector list weighs less than the keyword list for
-# the offline test model. With the keyword side of docs/retrieval.md the best region is
-# k 1-3, weight 0.3 on all three datasets (`bench/ablate.py --fusion-grid`); 0.4, the best
-# before, now costs MADial 0.01. The weight belongs to the model: re-tune it with another
-# one. Both are in config.json.
+# Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
+# cross-validation); the numbers live there, not here.
+#
+# Weighted RRF with a small k: the textbook k=60 with equal weights lets the weaker list drag
+# the stronger one down; a small k trusts the top of each list. The vector weight belongs to
+# the model (re-tune it with another one); both are in config.json.
 RRF_K = 2
 VECTOR_WEIGHT = 0.3
 BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic/neighbour), type
 
-# Records that were written or reviewed as a whole: a MEMORY.md section, a session summary,
-# a fact consolidated from daily lines, are better answers than a raw line of similar rank:
-# their fused score counts 1.3 times (devmem R@5 0.738 -> 0.758; 0.3 to 0.5 score the same).
-# Below 4/3 on purpose: with RRF k=2 the first hit is 4/3 ahead of the second, so a MEMORY.md
-# line that shares one word with the query cannot pass the record that matches all of it.
-CONSOLIDATED = ("MEMORY.md", "sessions.jsonl", "facts.jsonl")
-CONSOLIDATED_BOOST = 0.3
 # "What is X now": of the first ABOUT_DEPTH dated hits, those that contain at least
-# ABOUT_SHARE of the query words the best of them contains are about X; the newest goes
-# first. devmem newest-first: 0 of 9 without this (3 before any of docs/retrieval.md); 8
-# with ABOUT_SHARE 0.4 or 0.5 (depth 10 or 20), 7 with 0.6 or depth 5, 4-6 with 0.3 or 0.7.
+# ABOUT_SHARE of the query words the best of them contains are about X; the newest goes first.
 ABOUT_DEPTH = 10
 ABOUT_SHARE = 0.5
 DIGESTS = ("core", "session_summary")  # many facts, no single time: never promoted
 # A session summary digests the lines saved in its session: when one of them matches, the
-# summary gains a quarter of that line's score (devmem R@5 0.737 -> 0.758; 0.5 scores the
-# same R@5 and costs MRR 0.03).
+# summary gains this share of that line's score.
 SESSION_SHARE = 0.25
-# Postings a keyword query may score (see affordable): ~20 ms of bm25() on 2 cores.
+# Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 
 
@@ -353,11 +342,8 @@ def collapse(hits: list) -> list:
 
 
 def rerank(conn, hits: list, hint=None, query: str = "") -> list:
-    """Consolidated records move up, and session summaries with the lines of their session;
-    for a question about the newest (oldest) state of something, see promote_by_time."""
-    for h in hits:
-        if h.source_file in CONSOLIDATED:
-            h.score *= 1 + CONSOLIDATED_BOOST
+    """Session summaries move up with the lines of their session; for a question about the
+    newest (oldest) state of something, see promote_by_time."""
     best: dict = {}  # session -> best score of its lines
     for h in hits:
         if h.type not in DIGESTS and h.source_id and h.source_id != h.id:

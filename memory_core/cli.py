@@ -281,11 +281,12 @@ def _check_refs(args) -> int:
     if args.json:
         _print_json(report)
         return 1 if report["broken"] else 0
+    from .sanitize import render_item  # refs and file names are stored text: one line each
     for b in report["broken"]:
-        _say(f"broken  {b['ref']} in {b['id']}: {b['why']}"
-             + (f"; now at {b['suggestion']}?" if b["suggestion"] else ""))
+        _say(render_item(f"broken  {b['ref']} in {b['id']}: {b['why']}"
+                         + (f"; now at {b['suggestion']}?" if b["suggestion"] else "")))
     for path in report["orphans"]:
-        _say(f"orphan  {path}: no memory refers to it")
+        _say(render_item(f"orphan  {path}: no memory refers to it"))
     if not report["broken"] and not report["orphans"]:
         _say("every reference resolves, and every artifact file is referred to")
     return 1 if report["broken"] else 0

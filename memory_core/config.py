@@ -201,10 +201,15 @@ def setting(config: dict, key: str, default, *, minimum=None, maximum=None):
     value = config[key]
     kind = type(default)
     ok = isinstance(value, bool) if kind is bool else (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and value == value)
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+        and abs(value) < 1e15)  # not NaN, not infinite, not a number no setting means
     if ok and kind is not bool:
         value = kind(value)
-        ok = (minimum is None or value >= minimum) and (maximum is None or value <= maximum)
+        ok = (minimum is None or value >= minimum)
+        if ok and maximum is not None and value > maximum:
+            from .log import note
+            note(f"config.json: {key} {value} is past its maximum; using {maximum}")
+            value = maximum
     if not ok:
         from .log import note
         note(f"config.json: {key} must be {'true or false' if kind is bool else 'a number'}"

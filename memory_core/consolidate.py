@@ -425,12 +425,14 @@ def prune(index, root: Path) -> Report:
 
     root = Path(root)
     report = Report()
-    days = setting(load_config(root), "retention_days", RETENTION_DAYS)
+    days = setting(load_config(root), "retention_days", RETENTION_DAYS, maximum=36_500)
     if days <= 0:
         return report
     cutoff = (now().astimezone() - timedelta(days=days)).date()
     daily = root / "daily"
     old = []
+    if daily.is_symlink():  # its files are not ours to delete
+        return report
     for path in sorted(daily.glob("*.jsonl")) if daily.is_dir() else []:
         try:
             day = parse_time(path.stem).date()

@@ -25,6 +25,9 @@ def _files(mem):
     from .files import private_problems
 
     root = mem.root
+    if mem.link is not None:
+        yield False, "symbolic link", (f"{mem.link} is a symbolic link: this memory is read, "
+                                       "never written (replace the link with a folder)")
     if not root.is_dir():
         yield None, "memory folder", f"{root} does not exist yet (it is made on the first save)"
         return
@@ -203,10 +206,11 @@ def _hooks(project: Path):
 
 def run(mem, project: Path | None) -> int:
     """Print the checks; 1 when something needs the user, else 0."""
-    from .sanitize import for_terminal
+    from .sanitize import for_terminal, render_item
     worst = 0
     for ok, what, detail in checks(mem, project):
-        print(for_terminal(f"{ {True: 'ok  ', False: 'FAIL', None: 'note'}[ok]}  {what}: {detail}"))
+        # one line each: details quote file names and ids, which a pulled file can choose
+        print(for_terminal(render_item(f"{ {True: 'ok  ', False: 'FAIL', None: 'note'}[ok]}  {what}: {detail}")))
         if ok is False:
             worst = 1
     return worst

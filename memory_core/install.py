@@ -11,6 +11,7 @@ recorded in the skill folder's install.json, which is what uninstall undoes.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -159,6 +160,17 @@ The stop hook asks for a summary once per conversation:
 
 # --- files -------------------------------------------------------------------------------------
 
+def _refuse_links(project: Path, rels: list) -> None:
+    """UserError naming the link when a folder install would write into is a symbolic link
+    inside the project (`.cursor` committed as a link would take the hooks elsewhere)."""
+    from .files import link_on_path
+    for rel in rels:
+        link = link_on_path(Path(project) / rel, project)
+        if link is not None and os.path.abspath(link) != os.path.abspath(Path(project) / rel):
+            raise UserError(f"{link} is a symbolic link: cursor-memory never writes through "
+                            "links (replace it with a folder, or install elsewhere)")
+
+
 def _write(path: Path, text: str) -> None:
     from .files import write_atomic
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +250,9 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
     from .memory import Memory
 
     project = check_project(Path(project).resolve())
+    _refuse_links(project, [".cursor/hooks.json", (SKILL_DIRS["cursor"] / "x").as_posix(),
+                            (SKILL_DIRS["claude"] / "x").as_posix(), ".claude/settings.json",
+                            ".cursor/mcp.json", ".cursor/rules/x", DATA_SUBDIR.as_posix() + "/x"])
     python = python or sys.executable
     old_dir = _manifest_dir(project)
     manifest = _read_json(old_dir / MANIFEST) if old_dir else {}
@@ -328,6 +343,8 @@ def uninstall(project) -> list:
     import shutil
 
     project = Path(project).resolve()
+    _refuse_links(project, [".cursor/hooks.json", (SKILL_DIRS["cursor"] / "x").as_posix(),
+                            (SKILL_DIRS["claude"] / "x").as_posix(), ".claude/settings.json"])
     skill = _manifest_dir(project)
     if skill is None:
         raise UserError(f"cursor-memory is not installed in {project}")

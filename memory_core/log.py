@@ -22,7 +22,13 @@ _configure = None  # called with the logger the first time it is used
 
 def note(message: str) -> None:
     """Something the user may want to know (a rebuild, a skipped line, a fallback)."""
+    if _direct is not None and "logging" not in sys.modules:
+        _direct(message)  # a hook's line to hooks.log, without importing logging
+        return
     logger().warning(message)
+
+
+_direct = None  # set by route_to_file when hooks.log is the only place lines go
 
 
 def logger():
@@ -44,7 +50,8 @@ def _reset(lg) -> None:
 
 def route_to_stderr() -> None:
     """Notices as one line each on stderr, with control characters shown harmlessly."""
-    global _configure
+    global _configure, _direct
+    _direct = None
 
     def configure(lg):
         import logging
@@ -62,7 +69,14 @@ def route_to_file(folder_fn, event: str, echo=None) -> None:
     """Notices of a hook as lines of `<folder>/hooks.log` (see `append_log`), prefixed with
     the event; `folder_fn()` names the folder when the first line is written. `echo`: a
     stream that gets each line too (the MCP server's stderr, which hosts show)."""
-    global _configure
+    global _configure, _direct
+
+    def direct(message: str) -> None:
+        try:
+            append_log(folder_fn(), f"{event}: {message}")
+        except Exception:  # noqa: BLE001 - logging must never break a hook
+            pass
+    _direct = direct if echo is None else None
 
     def configure(lg):
         import logging

@@ -86,13 +86,13 @@ class Memory:
     def save_summary(self, topic, summary, decisions=None, todos=None, *, session_id=None,
                      refs=None) -> dict:
         """Append a session summary to sessions.jsonl; returns the record."""
-        from .refs import extract
+        from .refs import found_refs
         record = records.summary(topic, summary, decisions=decisions, todos=todos,
                                  session_id=session_id, refs=refs)
-        written = extract(" ".join([record["topic"], record["summary"], *record["decisions"],
-                                    *record["todos"]]), self.project)
-        if written:  # paths and ids the text names, checked like the given ones
-            record["refs"] = records.refs_of(list(refs or []) + written)
+        text = " ".join([record["topic"], record["summary"], *record["decisions"], *record["todos"]])
+        found = found_refs(text, refs, self.project)
+        if len(found) > len(refs or []):  # paths and ids the text names, checked like the given ones
+            record["refs"] = records.refs_of(found)
         self._append(self.root / "sessions.jsonl", record)
         return record
 

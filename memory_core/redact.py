@@ -87,42 +87,71 @@ _RULES = [
     ("twilio sid", ("ac",), r"\bAC[a-f0-9]{32}\b", 0),
     # credentials in context
     # the password runs to the authority's last @ (people write p@ss and s3cret#1 unencoded)
-    ("password", ("://",), r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:([^\s/?]*[^\s/?@])@(?=[^\s@/?]*(?:[/?\s]|$))", 1),
+    ("password", ("://",),
+     r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@?#]*:(?!\d+[/?#])([^\s]*?[^\s@])@(?=[^\s@/?]*(?:[/?\s]|$))", 1),
     ("secret", ("?", "&"),
      r"(?i)[?&;](?:sig|signature|token|access_token|refresh_token|id_token|api[_\-]?key|apikey|"
      r"key|secret|client_secret|password|passwd|pwd|auth|x-amz-signature|x-amz-credential|"
      r"x-amz-security-token|x-goog-signature|sv_sig|code)=([^&#\s\"']{6,})", 1),
     ("secret", ("authorization", "bearer", "basic"),
-     r"(?i)(?:\bauthorization\b\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)?\s*|\bbearer\s+|\bbasic\s+)"
+     r"(?:(?i:\bauthorization\b)\s*[:=]\s*[\"']?(?i:bearer|basic|token|digest)?\s*|(?i:\bbearer\s+|\bbasic\s+)"
+     r"(?=[A-Za-z0-9._~+/\-]*(?:[0-9+/=]|[a-z][A-Z])))"  # "Basic structure of": a word, not a credential
      r"([A-Za-z0-9._~+/\-]{8,}=*)", 1),
     ("password", ("--pass", "--pwd", "--token", "--secret", "--api", "--auth"),
      r"(?i)(?:^|\s)--(?:password|passwd|pass|pwd|token|secret|api[_\-]?key|apikey|auth[_\-]?token|client[_\-]?secret)"
      r"(?:=|\s+)[\"']?([^\s\"']{4,})", 1),
     ("password", ("mysql", "mariadb"),
      r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p([^\s\"']{3,})", 1),
-    ("password", ("-u", "--user"), r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']*:([^\s\"']{3,})", 1),
+    ("password", ("mysql", "mariadb"),
+     r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p[\"']([^\"'\n$]{3,200})[\"']", 1),
+    ("password", ("login",),
+     r"\b(?:docker|podman|helm registry|oras)\s+login\b[^\n]{0,200}?\s(?:-p|--password(?![\w-]))[ =]?[\"']?([^\s\"']{3,})", 1),
+    ("password", ("redis-cli",), r"\bredis-cli\b[^\n]{0,200}?\s-a\s+[\"']?([^\s\"']{3,})", 1),
+    ("password", ("sshpass",), r"\bsshpass\s+-p\s*[\"']?([^\s\"']{3,})", 1),
+    # `user:password` of curl -u / --user (not a uid:gid such as docker's -u 1000:1000)
+    ("password", ("-u", "--user"),
+     r"(?:^|\s)(?:-u|--user)[ =]?[\"']?[^\s:\"']*:(?!\d+(?:[\s\"']|$))([^\s\"']{3,})", 1),
+    # connection strings, where a value runs to the `;`: Password=Sup3r S3cret;
+    ("password", ("password=", "pwd=", "password =", "pwd ="),
+     r"(?i)(?:^|[;\s\"'])(?:password|pwd)\s*=\s*([^;\n\"']{1,200}?)\s*(?=;|$|[\"'])", 1),
+    ("secret", ('"auth"',), r"\"auth\"\s*:\s*\"([A-Za-z0-9+/=]{12,})\"", 1),  # docker config.json
+    ("secret", ("_auth",), r"(?:^|\s)_auth\s*=\s*([A-Za-z0-9+/=]{8,})", 1),  # .npmrc
+    ("secret", ("value=",),  # .NET <add key="ApiKey" value="…"/>
+     r"(?i)key\s*=\s*\"[^\"]*(?:key|secret|password|token|pwd)[^\"]*\"\s+value\s*=\s*\"([^\"]{4,200})\"", 1),
     ("secret", ("accountkey", "sharedaccesskey"),
      r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/=]{16,})", 1),
 ]
 
-# A secret name given a value: `DB_PASS=…`, `"password": "…"`, `secret: …`. The name may
-# carry prefixes and suffixes (SMTP_PWD, aws_secret_access_key); the value is at least 6
-# characters and not a reference to where the secret lives ($VAR, process.env.X, <…>).
-_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:[A-Za-z0-9]+[_.\-])*[A-Za-z0-9]{0,12}?(?i:" + _SECRET_WORDS +
-               r")(?:[_.\-][A-Za-z0-9]+)*[\"']?\s*(?:[:=：]|=>)\s*)" + _VALUE)
-# A weaker name (`cloudant_pw`, `sentry-key`, `db_auth`) counts only with a value that looks
-# like a secret: so `sort_key: created_at` stays.
-_LOOKS_SECRET = (r"((?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
+# A secret name given a value: `DB_PASS=…`, `"password": "…"`, `secret: …`,
+# `app.config['SECRET_KEY'] = …`, Go's `password := …`. The name may carry prefixes and
+# suffixes (SMTP_PWD, aws_secret_access_key); the value is at least 6 characters and not a
+# reference to where the secret lives ($VAR, process.env.X, <…>, a path, a call).
+_SEP = r"[\"']?\]?\s*(?::=|=>|[:=：])\s*"
+_ASSIGNMENT = (r"((?<![A-Za-z0-9$/.(])(?:[A-Za-z0-9]+[_.\-])*(?i:" + _SECRET_WORDS +
+               r")(?:[_.\-][A-Za-z0-9]+)*" + _SEP + ")" + _VALUE)
+# An upper-case name with the word glued on, as environment variables are: PGPASSWORD=…
+# (only the unambiguous words: maxTokens and OLDPWD are not secrets)
+_GLUED = (r"((?<![A-Za-z0-9$/.])[A-Z0-9]{1,12}(?:PASSWORD|PASSWD|PASSPHRASE|SECRET)" + _SEP + ")" + _VALUE)
+# A weaker name (`cloudant_pw`, `sentry-key`, `db_auth`, `dbPass`, `encryptionKey`) counts
+# only with a value that looks like a secret: so `sort_key: created_at` stays. A number alone
+# never looks like one (maxTokens: 128000).
+_LOOKS_SECRET = (r"((?![0-9]+(?![^\s\"',;，。；、]))(?![\u3400-\u9fff])"
+                 r"(?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
                  r"(?![A-Za-z]+(?:-[A-Za-z]+)+(?![^\s\"',;，。；、]))"  # EdDSA-signed: words, not a secret
                  r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
-_WEAK_ASSIGNMENT = (r"((?<![A-Za-z0-9])(?<!REDACTED:)(?:(?:[A-Za-z0-9]+[_.\-])+(?i:pw|pass|keys?|auth)|(?i:pass))"
-                    r"[\"']?\s*(?:[:=：]|=>)\s*[\"']?)" + _LOOKS_SECRET)
-# Prose: "the password is …", "password hunter2…", "新的 password 是 …", "密码为 …". The
-# value must look like a secret (a digit or a symbol, or mixed case, 6+ characters), so
-# "password reset flow" and "token bucket" are left alone.
-_PROSE = (r"(?<![A-Za-z0-9_\-])(?<!REDACTED:)((?i:" + _SECRET_WORDS +
-          r")(?![A-Za-z0-9_\-])(?:\s*(?i:is|was|are|of|for|=|:|：|是|为|為|改成|改为|设为|设置为)?\s*)"
-          r"(?:\s*(?i:is|now|set to|to)\s+)?)" + _LOOKS_SECRET)
+_WEAK_ASSIGNMENT = (r"((?<![A-Za-z0-9$/.])(?:(?:[A-Za-z0-9]+[_.\-])+(?i:pw|pass|keys?|auth)|(?i:pass)"
+                    r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)*(?:Pass|Pwd|Key|Secret|Token|Auth))"
+                    + _SEP + r"[\"']?)" + _LOOKS_SECRET)
+# Prose: "the password is …", "password hunter2…", "新的 password 是 …", "密码为 …",
+# "Password for admin: …", "the password is 'correct horse battery staple'". The value must
+# look like a secret (a digit or a symbol, or mixed case, 6+ characters; quoted: anything),
+# so "password reset flow" and "token bucket" are left alone; a word in a path (src/tokens/)
+# or a variable ($PWD) is not prose.
+_PROSE = (r"(?<![A-Za-z0-9_\-/.$(\\])((?i:" + _SECRET_WORDS +
+          r")(?![A-Za-z0-9_\-/.])(?:\s+for\s+[^\s:：]{1,40}|\s*\([^)\n]{0,30}\))?"
+          r"(?:\s*(?i:is|was|are|of|for|=|:|：|是|为|為|改成|改为|设为|设置为)\s*|\s+)"
+          r"(?:\s*(?i:is|now|set to|to)\s+)?)"
+          r"(\"[^\"\n]{6,200}\"|'[^'\n]{6,200}'|" + _LOOKS_SECRET[1:])
 _NAME_LITERALS = ("pass", "pwd", "_pw", "-pw", ".pw", "secret", "token", "key", "credential", "auth", "密码", "口令",
                   "密钥", "令牌", "秘钥")
 
@@ -147,8 +176,21 @@ def redact(text: str) -> str:
         # something in it was a secret
         ascii_form = text.translate(_FULLWIDTH)
         redacted = _redact(ascii_form)
-        return text if redacted == ascii_form else redacted
+        return text if redacted == ascii_form else _restore(text, ascii_form, redacted)
     return _redact(text)
+
+
+def _restore(text: str, ascii_form: str, redacted: str) -> str:
+    """`redacted` with the text's own (full-width) characters back wherever nothing was
+    redacted: the mapping is one character for one, so equal stretches line up."""
+    if len(text) > 20_000:
+        return redacted
+    import difflib
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ascii_form, redacted,
+                                                       autojunk=False).get_opcodes():
+        out.append(text[i1:i2] if op == "equal" else redacted[j1:j2])
+    return "".join(out)
 
 
 # full-width letters, digits and the symbols secrets are written with, as ASCII (1:1)
@@ -166,9 +208,12 @@ def _redact(text: str) -> str:
     if "-----" in text and "end" in lower:
         text = _key_bodies(text)
     if any(name in lower for name in _NAME_LITERALS):
-        text = _re(_ASSIGNMENT).sub(_assignment, text)
-        text = _re(_WEAK_ASSIGNMENT).sub(_assignment, text)
-        text = _re(_PROSE).sub(_assignment, text)
+        # never inside a marker: "[REDACTED:gitlab token]" holds the word "token"
+        parts = _re(r"(\[REDACTED:[^\]]{1,40}\])").split(text)
+        for i in range(0, len(parts), 2):
+            for pattern in (_ASSIGNMENT, _GLUED, _WEAK_ASSIGNMENT, _PROSE):
+                parts[i] = _re(pattern).sub(_assignment, parts[i])
+        text = "".join(parts)
     return text
 
 
@@ -220,6 +265,8 @@ def _assignment(m) -> str:
 def _looks_like_reference(value: str) -> bool:
     """`password: process.env.DB_PASSWORD`, `token=${TOKEN}`: names a secret, is not one."""
     v = value.strip("\"'")
+    if v.startswith(("$(", "${", "/", "~/", "./", "../")) or _re(r"[A-Za-z_][\w.]*\(").match(v):
+        return True  # a command's output, a path, a call: where the secret comes from
     if v.startswith(("$", "%", "<")):  # $VAR, ${VAR}, $(cmd), %VAR%, <your-token>; not $ecretP4ss
         return bool(_re(r"\$\{[^}]*\}|\$\([^)]*\)|\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?:[.\[]|$)"
                         r"|%[A-Za-z_][A-Za-z0-9_]*%|<[^<>]+>$").match(v))

@@ -72,6 +72,8 @@ MAX_PATH = 1024  # characters; a name longer than any file system allows is not 
 def normalize_path(path: str) -> str:
     """A project-relative POSIX path with an optional #L<line>; no escaping the project."""
     path = path.strip().replace("\\", "/")
+    if not path.isprintable():  # a line break or a control in a path is a forgery, not a file
+        raise RefError(f"file:{path[:80]!r}: a path holds no line breaks or control characters")
     line = ""
     m = re.search(r"(#L\d+(?:-L?\d+)?|:\d+)$", path)
     if m:
@@ -268,7 +270,9 @@ def store(conn, items, *, fresh: bool = False) -> None:
 def found_refs(text, refs, project) -> list:
     """The references given plus those written in the text (not yet validated)."""
     found = extract(text, project) if isinstance(text, str) else []
-    return list(refs or []) + found
+    given = list(refs or [])
+    # what the text mentions is kept up to the limit; only refs given explicitly can be too many
+    return given + found[:max(0, MAX_REFS - len(given))]
 
 
 def _shown(path: Path, project: Path) -> str:

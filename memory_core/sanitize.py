@@ -58,7 +58,10 @@ def clean(text: str, *, one_line: bool = False) -> str:
 FENCE_NAME = "cursor-memory"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\([/<>])")
-_FENCE_LOOKALIKE = re.compile(r"<\s*/?\s*cursor[\W_]{0,3}memory", re.I)
+_FENCE_LOOKALIKE = re.compile(r"<\s*/?\s*cursor[\W_]{0,8}memory", re.I)
+# Letters of other scripts that look like the Latin ones of the fence's name (NFKC keeps
+# them apart): Cyrillic с о е м у г р а х к ѕ, Greek ο ε υ ν, and angle quotes as brackets.
+_CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpaxksioeuv<>")
 
 
 def _normalised(text: str):
@@ -89,7 +92,7 @@ def _normalised(text: str):
         if _INVISIBLE.match(decoded) or decoded == _ZWJ:
             i = span_end
             continue
-        for c in unicodedata.normalize("NFKC", decoded).casefold():
+        for c in unicodedata.normalize("NFKC", decoded).casefold().translate(_CONFUSABLE):
             out.append(c)
             back.append((i, span_end))
         i = span_end
@@ -105,8 +108,8 @@ def defuse(text: str) -> str:
     if "memory" not in quick and "&" not in text and "\\" not in text:
         if text.isascii():
             return text
-        import unicodedata  # ⓜ, ｍ, ᵐ: look-alikes are found by what they normalise to
-        norm = unicodedata.normalize("NFKC", text).lower()
+        import unicodedata  # ⓜ, ｍ, ᵐ, Cyrillic м: look-alikes are found by what they resemble
+        norm = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLE)
         if "memory" not in norm and "&" not in norm and "\\" not in norm:
             return text
     norm, back = _normalised(text)

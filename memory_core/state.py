@@ -58,13 +58,17 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
 
+def _offset(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def _ids(value) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 # what the hooks keep per conversation; a value of another shape is dropped on load
 _SHAPES = {"touched": _number, "seen": lambda v: isinstance(v, dict), "shown": _ids,
-           "recalled": _ids, "transcripts": lambda v: isinstance(v, dict) and all(map(_number, v.values())),
+           "recalled": _ids, "transcripts": lambda v: isinstance(v, dict) and all(map(_offset, v.values())),
            "flush_epoch": lambda v: isinstance(v, int) and not isinstance(v, bool),
            "prompted_epoch": lambda v: isinstance(v, int) and not isinstance(v, bool),
            "flush_pending": lambda v: isinstance(v, bool), "flush_at": _number}

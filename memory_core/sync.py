@@ -34,7 +34,11 @@ from .config import normalize_time
 from .records import FACT_TYPES, KINDS
 from .text import normalize
 
-SLICE_LINES = 2000  # records per transaction: what a kill can lose, and a deadline's granularity
+SLICE_LINES = 2000  # records per transaction: what a kill can lose
+# With a deadline, a slice is smaller: its length is how far past the deadline a sync can
+# run, and a session summary is several rows (its sentences, decisions and todos), so 2,000
+# of them took 4-8 s where sessionStart had 4.
+DEADLINE_SLICE_LINES = 250
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
 MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
 # A daily line is indexed with the tail of the line before it in the same session, as
@@ -151,8 +155,11 @@ def source_files(root: Path) -> list[str]:
     is never read. (os.scandir, not pathlib: sessionStart lists a year of files each start.)"""
     out = [name for name in ("MEMORY.md", "sessions.jsonl", "facts.jsonl")
            if _regular(os.path.join(root, name))]
+    daily = os.path.join(root, "daily")
+    if os.path.islink(daily):  # a link in place of daily/ is neither read nor written
+        return out
     try:
-        with os.scandir(os.path.join(root, "daily")) as it:
+        with os.scandir(daily) as it:
             out += sorted(("daily/" + e.name for e in it
                            if e.name.endswith(".jsonl") and _DAILY_NAME.match(e.name)
                            and e.is_file(follow_symlinks=False)),
@@ -443,7 +450,8 @@ def _sync_jsonl(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project
                 return _sync_jsonl(conn, tx, root, rel, report, project, deadline)
             epoch = tx.epoch
             fresh = False  # another process could have written rows of this file meanwhile
-        batch = jsonl.read(path, offset, line_no, data=data, limit=SLICE_LINES)
+        batch = jsonl.read(path, offset, line_no, data=data,
+                           limit=SLICE_LINES if deadline is None else DEADLINE_SLICE_LINES)
         digest.update(data[offset:batch.offset])
         at_end = batch.offset >= end
         _store_batch(conn, rel, batch, report, project, before if daily else None, replacing, fresh)

@@ -98,3 +98,17 @@ def test_summaries_indexed_line_by_line_still_count_once(project, capsys):
     code, out = run(mem, proj, capsys)
     assert code == 0, out
     assert mem.stats().by_type["session_summary"] == 1
+
+
+def test_an_index_with_the_same_count_but_other_ids_is_reported(project, capsys):
+    """#13.2: doctor compared counts: a phantom id in place of a missing one passed."""
+    proj, mem = project
+    import sqlite3
+    db = sqlite3.connect(mem.root / "index.sqlite")
+    real = db.execute("SELECT id FROM chunks WHERE source_file LIKE 'daily/%'").fetchone()[0]
+    db.execute("UPDATE chunks SET id = 'log-phantom' WHERE id = ?", (real,))
+    db.commit()
+    db.close()
+    code, out = run(mem, proj, capsys)
+    assert code == 1 and "FAIL  index vs files" in out
+    assert "log-phantom" in out and real in out

@@ -121,6 +121,21 @@ FORMATS = [
     ("postgres://admin:p@ssw0rd@db/app", "ssw0rd"),
     ("Key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, the one for AWS", "wJalrXUtnFEMI"),
     ("ＰＡＳＳＷＯＲＤ＝Hunter2Secret", "Hunter2Secret"),  # full-width name
+    # a second hostile round
+    ("app.config['SECRET_KEY'] = 'Sup3rS3cret9'", "Sup3rS3cret9"),  # a subscript
+    ('password := "Sup3rS3cret9"', "Sup3rS3cret9"),  # Go
+    ('{"auths":{"ghcr.io":{"auth":"b2N0b2NhdDpTdXAzcg=="}}}', "b2N0b2NhdDpTdXAzcg"),  # docker config
+    ("_auth=dXNlcjpTdXAzclMzY3JldA==", "dXNlcjpTdXAzclMzY3JldA"),  # .npmrc
+    ("docker login -u me -p Sup3rS3cret9", "Sup3rS3cret9"),
+    ("redis-cli -a Sup3rS3cret9 ping", "Sup3rS3cret9"),
+    ("sshpass -p Sup3rS3cret9 ssh host", "Sup3rS3cret9"),
+    ("mysql -u root -p'Sup3r S3cret'", "Sup3r S3cret"),
+    ("the password is 'correct horse battery staple'", "correct horse battery"),
+    ("Password for admin: Sup3rS3cret9", "Sup3rS3cret9"),
+    ("dbPass=Sup3rS3cret9", "Sup3rS3cret9"),  # camelCase names
+    ('<add key="ApiKey" value="Zq81kLm2Pq9x"/>', "Zq81kLm2Pq9x"),  # .NET config
+    ("postgres://user:Sup3r/S3cret@db/app", "Sup3r/S3cret"),
+    ("Host=db;Username=app;Password=Sup3r S3cret;", "S3cret"),  # connection string: all of it
 ]
 
 
@@ -182,6 +197,21 @@ NOT_SECRETS = [
     "ssh://git@github.com/org/repo.git",
     "全角 ＡＢＣ 字母不是秘密",
     "Access tokens are EdDSA-signed JWTs with a 2h TTL",
+    # a second hostile round: ordinary developer text the rules took before
+    "maxTokens: 128000, promptTokens: 123456",
+    "OLDPWD=/tmp/x and PWD=/home/me/project",
+    "echo $PWD/build; cd $(pwd)/build",
+    'gh api --token "$(gh auth token)"',
+    "令牌有效期：３６００秒，密码长度改为12位以上",
+    "see src/auth/tokens/refresh_handler.py and POST /api/token/refresh",
+    "config/secrets/prod.yml",
+    "Basic structure of app.py",
+    "docker run -u 1000:1000 image",
+    "const token = getToken();",
+    'password=os.environ["DB_PASSWORD"]',
+    "https://host:8080/a?email=x@y.com",
+    'mysql -p"$MYSQL_PWD" orbit',
+    "Authorization: Bearer <token>",
 ]
 
 
@@ -196,6 +226,16 @@ def test_a_small_png_in_a_code_sample_is_left_alone():
     png = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
            "YPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
     assert redact(f"<img src=\"{png}\">") == f"<img src=\"{png}\">"
+
+
+def test_full_width_text_keeps_its_own_characters_around_a_secret():
+    out = redact("Ｔｏｋｅｎ上限：１２８Ｋ，见ｃｏｎｆｉｇ；ＰＡＳＳＷＯＲＤ＝Hunter2Secret")
+    assert "Hunter2Secret" not in out and out.startswith("Ｔｏｋｅｎ上限：１２８Ｋ，见ｃｏｎｆｉｇ；")
+
+
+def test_a_marker_is_not_taken_for_a_secret_word():
+    out = redact("https://oauth2:glpat-abcdefghij1234567890@gitlab.com/o/r")
+    assert out == "https://oauth2:[REDACTED:gitlab token]@gitlab.com/o/r"
 
 
 def test_a_redaction_marker_is_never_redacted_again():

@@ -51,23 +51,6 @@ def variants():
     def no_digest(undo):
         _patch(search, "DIGEST_DAYS", -1, undo)
 
-    def time_words_as_keywords(undo):
-        real = search.run
-
-        def run(index, request, **kw):
-            hint_parse = temporal.parse
-
-            def parse(query, now):
-                hint = hint_parse(query, now)
-                hint.rest = lambda q: q
-                return hint
-            _patch(temporal, "parse", parse, [])
-            try:
-                return real(index, request, **kw)
-            finally:
-                temporal.parse = hint_parse
-        _patch(search, "run", run, undo)
-
     def unweighted_about(undo):
         import math
         _patch(math, "log", lambda x: 1.0, undo)
@@ -91,7 +74,6 @@ def variants():
         ("  aboutness unweighted", "every query word counts 1, not by its rarity", unweighted_about),
         ("- days records name", "a record found only by its own date", no_mentions),
         ("- the days' summaries", "no digest of a short named stretch", no_digest),
-        ("  time words as keywords", "the query's time words also matched as words", time_words_as_keywords),
         ("  promotion on bigrams", "aboutness from query bigrams, not words",
          lambda undo: _patch(search, "words", lambda q: [t for t, _ in text.weighted_terms(q)], undo)),
         ("- contraction stopwords", "s/t/d/ll/re/ve/m, per, via searched as words",

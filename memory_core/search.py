@@ -481,8 +481,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     hint = temporal.parse(query, clock())
     counted = {"keyword_only": 0}
 
-    # words that name days are matched by date, not as keywords ("上周四" is not "周四" anywhere)
-    keywords = hint.rest(query) if hint.start is not None else query
+    # words that name days are matched by date (the dated list) and also as keywords: taking
+    # them out of the keywords scored lower on both halves (docs/retrieval.md)
+    keywords = query
 
     def search(conn):
         fts = fts_candidates(conn, keywords, filters, depth) if mode != "vector" else []
@@ -502,7 +503,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if filters.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, filters, depth)
         hits = collapse(load_hits(conn, ranked, project))
-        return rerank(conn, hits, hint, hint.rest(query))[:limit]
+        return rerank(conn, hits, hint, query)[:limit]
 
     hits = index.run(search, vectors=qvec is not None)
     n = counted["keyword_only"]

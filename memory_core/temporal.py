@@ -9,7 +9,7 @@ which honours CURSOR_MEMORY_NOW. Stdlib only and cheap: it runs on every search.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 NEWEST, OLDEST = "newest", "oldest"
@@ -20,20 +20,9 @@ class TimeHint:
     start: datetime | None = None  # aware, inclusive
     end: datetime | None = None  # aware, exclusive
     order: str | None = None  # NEWEST / OLDEST
-    spans: list = field(default_factory=list)  # (start, end) of the time words in the query
 
     def __bool__(self):
         return self.start is not None or self.order is not None
-
-    def rest(self, query: str) -> str:
-        """The query without its time words (they are matched by date, not by keyword)."""
-        out, pos = [], 0
-        for a, b in sorted(self.spans):
-            if a >= pos:
-                out.append(query[pos:a])
-                pos = b
-        out.append(query[pos:])
-        return " ".join(p for p in out if p.strip()) or query
 
 
 _MONTHS = {m: i for i, names in enumerate((
@@ -168,17 +157,14 @@ def parse(query: str, now: datetime) -> TimeHint:
     if not query or len([line for line in query.splitlines() if line.strip()]) > 1:
         return hint
     today = now.astimezone().date()
-    spans, taken = _spans(query, today)
+    spans, _ = _spans(query, today)
     if spans:
         best = min(spans, key=lambda d: d[1] - d[0])  # the narrowest: "昨天复盘时说这个月…"
         hint.start = _local_midnight(best[0], now)
         hint.end = _local_midnight(best[1] + timedelta(days=1), now)
-    hint.spans = taken
     for pattern, order in ((_NEWEST, NEWEST), (_OLDEST, OLDEST)):
-        m = pattern.search(query)
-        if m and hint.order is None:
+        if hint.order is None and pattern.search(query):
             hint.order = order
-            hint.spans.append(m.span())
     return hint
 
 

@@ -68,11 +68,6 @@ def test_a_conversation_has_no_time_hint():
     assert not parse(talk, NOW)
 
 
-def test_rest_drops_the_time_words():
-    h = parse("上周数据库迁移停机了多久", NOW)
-    assert h.rest("上周数据库迁移停机了多久") == "数据库迁移停机了多久"
-
-
 def test_the_clock_comes_from_cursor_memory_now(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     from memory_core.config import now
@@ -187,15 +182,17 @@ def test_a_record_that_names_a_month_is_not_about_every_day_of_it():
     assert mentions("上周二压测挂了", parse_time("2026-10-14T09:00:00Z"))
 
 
-def test_time_words_do_not_match_as_keywords(mem, monkeypatch):
-    """"上周四都干了啥" finds last Thursday's work, not every line saying 周四."""
+def test_a_named_day_brings_its_work_beside_lines_that_share_the_word(mem, monkeypatch):
+    """"上周四都干了啥" finds last Thursday's work even where a line says 周四. (Time words
+    are also matched as keywords: taking them out scored lower on both halves of the
+    benchmarks, docs/retrieval.md.)"""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-08T10:00:00Z")
     mem.save_summary("数据库迁移", "把生产库迁到 RDS，停机 38 分钟", session_id="s1")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-04T10:00:00Z")
     mem.save_fact("测试同学每周四做一次回归测试")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     hits = mem.search("上周四都干了啥？", limit=3, mode="fts")
-    assert hits and hits[0].type == "session_summary"
+    assert "session_summary" in [h.type for h in hits]
 
 
 def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypatch):

@@ -254,6 +254,11 @@ def test_a_redaction_marker_is_never_redacted_again():
     "mysql " + "-p " * 5000,
     "PASSWORD" * 3000 + "=x",
     "a" * 40 + " " * 50000 + "aws",
+    "a" + "Aa" * 5000 + "=x",  # camelCase names
+    "password=" + "a " * 5000 + ";",  # connection strings
+    "password for " + "x" * 5000,
+    "mysql " + "-p'" * 3000,
+    "https://a:" + "b/" * 5000 + "@",
 ])
 def test_hostile_text_is_redacted_in_linear_time(text):
     import time

@@ -100,7 +100,7 @@ def write_atomic(path, data) -> None:
     """Replace `path` with `data` (bytes or text) so that readers see the old file or the new
     one, never a part: an exclusive temp file beside it, fsynced, then renamed over it."""
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        data = data.encode("utf-8", "replace")
     path = os.fspath(path)
     tmp = f"{path}.{os.getpid()}.{os.urandom(3).hex()}.tmp"
     fd = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)

@@ -102,10 +102,22 @@ def agent_command(python: str, command: str, platform: str = sys.platform) -> st
 
 
 def _ours(entry) -> bool:
-    """Is a hooks-file entry one of ours (any version of cursor-memory)?"""
-    text = json.dumps(entry)
-    return ("memory_core" in text and "hook" in text) or f"skills/{SKILL}/scripts/" in text.replace(
-        "\\\\", "/") or "scripts/hook.py" in text
+    """Is a hooks-file entry one of ours (any version of cursor-memory)? Only our exact
+    forms: `-m memory_core hook <event>` (also as exec-form args), the wrappers of old
+    versions in our skill folder, or a `scripts/hook.py` that sits beside a memory_core
+    package. A user's own `./scripts/hook.py notify` is not ours."""
+    if not isinstance(entry, dict):
+        return False
+    words = [str(entry.get("command", ""))] + [str(a) for a in entry.get("args", [])
+                                                if isinstance(entry.get("args"), list)]
+    text = " ".join(words).replace("\\", "/")
+    if re.search(r"-m\s+memory_core\s+hook\b", text) or f"skills/{SKILL}/scripts/" in text:
+        return True
+    for script in re.findall(r"[^\s\"'&]*scripts/hook\.py", text):  # ours were absolute
+        if os.path.isabs(script) and os.path.isdir(
+                os.path.join(os.path.dirname(os.path.dirname(script)), "memory_core")):
+            return True
+    return False
 
 
 # --- the skill -------------------------------------------------------------------------------
@@ -172,54 +184,123 @@ def _refuse_links(project: Path, rels: list) -> None:
 
 
 def _write(path: Path, text: str) -> None:
+    """Write a project file atomically, keeping the mode it had (0644 for a new one): these
+    are the user's files, not the memory's private ones."""
     from .files import write_atomic
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        mode = 0o644 & ~_umask()
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)
+    try:
+        os.chmod(path, mode)
+    except OSError:
+        pass
 
 
-def _read_json(path: Path) -> dict:
-    if not path.exists():
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _text(path: Path) -> str | None:
+    """A project file's exact text (BOM and line endings kept), None when missing; one-line
+    UserError when it is not UTF-8 or is a link (install replaces files, never links)."""
+    if os.path.islink(path):
+        raise UserError(f"{path} is a symbolic link: cursor-memory never writes through links")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not UTF-8 text; fix it, then install again") from None
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from None
+
+
+def _read_json(path: Path, lists_under: str | None = None, objects_under: str | None = None) -> dict:
+    """A JSON object file ({} when missing), its shape checked before anything is written:
+    `lists_under` ("hooks") must map names to lists, `objects_under` ("mcpServers") must be
+    an object. One-line UserError otherwise."""
+    text = _text(path)
+    if text is None:
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig") or "{}")
+        data = json.loads(text.lstrip("\ufeff") or "{}")
     except ValueError as e:
         raise UserError(f"{path} is not valid JSON ({e}); fix it, then install again") from None
     if not isinstance(data, dict):
-        raise UserError(f"{path} is not a JSON object")
+        raise UserError(f"{path} is not a JSON object; fix it, then install again")
+    if lists_under and lists_under in data and not (
+            isinstance(data[lists_under], dict)
+            and all(isinstance(v, list) for v in data[lists_under].values())):
+        raise UserError(f"{path}: `{lists_under}` must map event names to lists; fix it, then install again")
+    if objects_under and objects_under in data and not isinstance(data[objects_under], dict):
+        raise UserError(f"{path}: `{objects_under}` must be an object; fix it, then install again")
     return data
 
 
-def _add_lines(path: Path, lines: list) -> list:
-    existing = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    new = [line for line in lines if line not in existing]
-    if new:
-        body = "\n".join(existing).rstrip("\n")
-        body = (body + "\n\n" if body else "") + "# cursor-memory\n" + "\n".join(new) + "\n"
-        _write(path, body)
-    return new
+def _block(text: str | None, lines: list) -> tuple:
+    """(the lines of `lines` the file lacks, the exact text install appends for them): in
+    the file's own line endings, after a blank line, behind a `# cursor-memory` marker."""
+    body = text or ""
+    nl = "\r\n" if "\r\n" in body else "\n"
+    new = [line for line in lines if line not in body.splitlines()]
+    if not new:
+        return [], ""
+    sep = (nl if body and not body.endswith(("\n", "\r")) else "") + (nl if body else "")
+    return new, sep + "# cursor-memory" + nl + nl.join(new) + nl
 
 
-def _remove_lines(path: Path, lines: list) -> None:
-    if not path.exists() or not lines:
+def _remove_block(path: Path, block: str | None, lines: list, created: bool) -> None:
+    """Take out what install appended: the exact block when it is still the file's end (the
+    file is then byte for byte as before), else our lines one by one."""
+    text = _text(path) if path.exists() or path.is_symlink() else None
+    if text is None:
         return
-    kept = [line for line in path.read_text(encoding="utf-8").splitlines()
-            if line not in lines and line != "# cursor-memory"]
+    if block and text.endswith(block):
+        rest = text[:-len(block)]
+        if not rest and created:
+            path.unlink()
+        else:
+            _write(path, rest)
+        return
+    if not lines:
+        return
+    nl = "\r\n" if "\r\n" in text else "\n"
+    kept = [line for line in text.splitlines() if line not in lines and line != "# cursor-memory"]
     while kept and not kept[-1].strip():
         kept.pop()
     if kept:
-        _write(path, "\n".join(kept) + "\n")
+        _write(path, nl.join(kept) + nl)
     else:
         path.unlink()
 
 
 def _restore(path: Path, cleaned: dict, original: str | None) -> None:
-    """Put the user's file back byte for byte when nothing else changed in it since."""
-    try:
-        if original is not None and json.loads(original) == cleaned:
-            _write(path, original)
-            return
-    except ValueError:
-        pass
+    """Put the user's file back byte for byte (BOM, layout, line endings) when nothing else
+    changed in it since: the keys install added (`version`, an empty `hooks` or
+    `mcpServers`) are taken back out before comparing."""
+    if original is not None:
+        try:
+            before = json.loads(original.lstrip("\ufeff") or "{}")
+        except ValueError:
+            before = None
+        if isinstance(before, dict):
+            now = dict(cleaned)
+            if "version" not in before and now.get("version") == 1:
+                del now["version"]
+            for key in ("hooks", "mcpServers"):
+                if key not in before and now.get(key) == {}:
+                    del now[key]
+                elif key in before and before[key] == {} and key not in now:
+                    now[key] = {}
+            if now == before:
+                _write(path, original)
+                return
+            cleaned = now
     _write(path, json.dumps(cleaned, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -258,7 +339,22 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
     manifest = _read_json(old_dir / MANIFEST) if old_dir else {}
     claude = claude or bool(manifest.get("claude"))
     skill = project / SKILL_DIRS["claude" if claude else "cursor"]
+    mcp = mcp_available() if mcp is None else mcp
     done = []
+
+    # Everything is read and checked before anything is written: a file of an unexpected
+    # shape stops the install with one line and leaves the project as it was.
+    hooks_path = project / ".cursor" / "hooks.json"
+    hooks_text = _text(hooks_path)
+    config = _read_json(hooks_path, lists_under="hooks")
+    settings_path = project / ".claude" / "settings.json"
+    settings_text = _text(settings_path) if claude else None
+    settings = _read_json(settings_path, lists_under="hooks") if claude else {}
+    mcp_targets = ([project / ".cursor" / "mcp.json"] + ([project / ".mcp.json"] if claude else [])
+                   if mcp else [])
+    mcp_files = {p: (_text(p), _read_json(p, objects_under="mcpServers")) for p in mcp_targets}
+    ignore_path, attrs_path = project / ".gitignore", project / ".gitattributes"
+    ignore_text, attrs_text = _text(ignore_path), _text(attrs_path)
 
     if old_dir is not None and old_dir != skill:
         import shutil
@@ -272,11 +368,9 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
     done.append(f"skill: {skill.relative_to(project).as_posix()}/SKILL.md"
                 + (" (Cursor reads it there too)" if claude else ""))
 
-    hooks_path = project / ".cursor" / "hooks.json"
-    manifest.setdefault("created_hooks_json", not hooks_path.exists())
-    if "original_hooks_json" not in manifest and hooks_path.exists():
-        manifest["original_hooks_json"] = hooks_path.read_text(encoding="utf-8")
-    config = _read_json(hooks_path)
+    manifest.setdefault("created_hooks_json", hooks_text is None)
+    if "original_hooks_json" not in manifest and hooks_text is not None:
+        manifest["original_hooks_json"] = hooks_text
     config["version"] = 1
     events = config.setdefault("hooks", {})
     for hook in HOOKS:
@@ -287,15 +381,13 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
     done.append(f"hooks: .cursor/hooks.json ({', '.join(h.cursor for h in HOOKS)})")
 
     if claude:
-        settings_path = project / ".claude" / "settings.json"
-        manifest.setdefault("created_claude_settings", not settings_path.exists())
-        if "original_claude_settings" not in manifest and settings_path.exists():
-            manifest["original_claude_settings"] = settings_path.read_text(encoding="utf-8")
-        settings = _read_json(settings_path)
+        manifest.setdefault("created_claude_settings", settings_text is None)
+        if "original_claude_settings" not in manifest and settings_text is not None:
+            manifest["original_claude_settings"] = settings_text
         hooks = settings.setdefault("hooks", {})
         for hook in HOOKS:
-            groups = [g for g in hooks.get(hook.claude, []) if not any(
-                _ours(h) for h in g.get("hooks", []))]
+            groups = [g for g in hooks.get(hook.claude, []) if not (isinstance(g, dict) and any(
+                _ours(h) for h in g.get("hooks", []) if isinstance(g.get("hooks"), list)))]
             groups.append({"matcher": "", "hooks": [claude_hook(python, hook.cursor, hook.timeout,
                                                                 platform)]})
             hooks[hook.claude] = groups
@@ -303,24 +395,25 @@ def install(project, *, claude: bool = False, python: str | None = None, mcp: bo
         manifest["claude"] = True
         done.append("hooks: .claude/settings.json (" + ", ".join(h.claude for h in HOOKS) + ")")
 
-    mcp = mcp_available() if mcp is None else mcp
     if mcp:
-        targets = [project / ".cursor" / "mcp.json"] + ([project / ".mcp.json"] if claude else [])
-        for path in targets:
+        for path, (text, data) in mcp_files.items():
             rel = path.relative_to(project).as_posix()
-            data = _read_json(path)
-            created = manifest.setdefault("created_mcp", {}).setdefault(rel, not path.exists())
-            if path.exists() and not created:
-                manifest.setdefault("original_mcp", {}).setdefault(rel, path.read_text(encoding="utf-8"))
+            created = manifest.setdefault("created_mcp", {}).setdefault(rel, text is None)
+            if text is not None and not created:
+                manifest.setdefault("original_mcp", {}).setdefault(rel, text)
             data.setdefault("mcpServers", {})[SKILL] = mcp_entry(python, project)
             _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-        manifest["mcp"] = [p.relative_to(project).as_posix() for p in targets]
+        manifest["mcp"] = [p.relative_to(project).as_posix() for p in mcp_targets]
         done.append("mcp: " + ", ".join(manifest["mcp"]) + " (memory as tools)")
 
-    added = _add_lines(project / ".gitignore", GITIGNORE)
-    manifest["gitignore"] = sorted(set(manifest.get("gitignore", [])) | set(added))
-    added = _add_lines(project / ".gitattributes", GITATTRIBUTES)
-    manifest["gitattributes"] = sorted(set(manifest.get("gitattributes", [])) | set(added))
+    for key, path, text, lines in (("gitignore", ignore_path, ignore_text, GITIGNORE),
+                                   ("gitattributes", attrs_path, attrs_text, GITATTRIBUTES)):
+        added, block = _block(text, lines)
+        if added:
+            _write(path, (text or "") + block)
+            manifest.setdefault(f"created_{key}", text is None)
+            manifest[f"{key}_block"] = block if not manifest.get(f"{key}_block") else None
+        manifest[key] = sorted(set(manifest.get(key, [])) | set(added))
     done.append(".gitignore: index, locks, state, generated rules; .gitattributes: merge=union")
 
     Memory(project / DATA_SUBDIR).sync(embed=False)
@@ -351,7 +444,7 @@ def uninstall(project) -> list:
     manifest = _read_json(skill / MANIFEST)
     done = []
     hooks_path = project / ".cursor" / "hooks.json"
-    config = _read_json(hooks_path)
+    config = _read_json(hooks_path, lists_under="hooks")
     events = config.get("hooks", {})
     for event in list(events):
         events[event] = [e for e in events[event] if not _ours(e)]
@@ -364,10 +457,11 @@ def uninstall(project) -> list:
     done.append("hooks removed from .cursor/hooks.json")
     if manifest.get("claude"):
         settings_path = project / ".claude" / "settings.json"
-        settings = _read_json(settings_path)
+        settings = _read_json(settings_path, lists_under="hooks")
         hooks = settings.get("hooks", {})
         for event in list(hooks):
-            hooks[event] = [g for g in hooks[event] if not any(_ours(h) for h in g.get("hooks", []))]
+            hooks[event] = [g for g in hooks[event] if not (isinstance(g, dict) and isinstance(
+                g.get("hooks"), list) and any(_ours(h) for h in g["hooks"]))]
             if not hooks[event]:
                 del hooks[event]
         if not hooks:
@@ -379,7 +473,7 @@ def uninstall(project) -> list:
         done.append("hooks removed from .claude/settings.json")
     for rel in manifest.get("mcp", []):
         path = project / rel
-        data = _read_json(path)
+        data = _read_json(path, objects_under="mcpServers")
         data.get("mcpServers", {}).pop(SKILL, None)
         if not data.get("mcpServers"):
             data.pop("mcpServers", None)
@@ -388,8 +482,9 @@ def uninstall(project) -> list:
         elif path.exists():
             _restore(path, data, manifest.get("original_mcp", {}).get(rel))
         done.append(f"MCP server removed from {rel}")
-    _remove_lines(project / ".gitignore", manifest.get("gitignore", []))
-    _remove_lines(project / ".gitattributes", manifest.get("gitattributes", []))
+    for key in ("gitignore", "gitattributes"):
+        _remove_block(project / f".{key}", manifest.get(f"{key}_block"), manifest.get(key, []),
+                      bool(manifest.get(f"created_{key}")))
     shutil.rmtree(skill)
     (project / ".cursor" / "rules" / "memory-context.mdc").unlink(missing_ok=True)
     done.append(f"removed {skill.relative_to(project).as_posix()}/, .gitignore and .gitattributes "
@@ -414,7 +509,16 @@ def command_problems(command: str) -> list:
 
 
 def check_hook_files(project: Path):
-    """doctor's checks of .cursor/hooks.json and .claude/settings.json: (ok, what, detail)."""
+    """doctor's checks of .cursor/hooks.json and .claude/settings.json: (ok, what, detail).
+    A file of an unexpected shape (a list, `hooks` not an object) is one FAIL line."""
+    try:
+        yield from _check_hook_files(project)
+    except (AttributeError, TypeError, KeyError) as e:
+        yield False, "hooks", (f"a hook file under {project} has an unexpected shape ({e}): "
+                               "`hooks` must map event names to lists of entries")
+
+
+def _check_hook_files(project: Path):
     path = project / ".cursor" / "hooks.json"
     if not path.exists():
         yield False, "hooks", f"no {path}: run `cursor-memory install --project '{project}'`"
@@ -460,8 +564,8 @@ def check_hook_files(project: Path):
 def hook_command_of(project: Path, event: str) -> str | None:
     """Our command for `event` in .cursor/hooks.json, if installed."""
     try:
-        config = json.loads((project / ".cursor" / "hooks.json").read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError):
+        config = _read_json(project / ".cursor" / "hooks.json", lists_under="hooks")
+    except UserError:
         return None
     for entry in config.get("hooks", {}).get(event, []):
         if _ours(entry):

@@ -37,7 +37,8 @@ def append(path, records) -> None:
     """
     if isinstance(records, dict):
         records = [records]
-    data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    # a stray surrogate becomes "?" rather than a failed save (fields are cleaned before)
+    data = "".join(dumps(r) + "\n" for r in records).encode("utf-8", "replace")
     while True:
         fd = open_append(path)
         try:

@@ -17,6 +17,7 @@ still missing are made between calls, not during them.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -248,6 +249,8 @@ class Tools:
         from . import answers
         if not query.strip() and not ref.strip():
             raise UserError("give a query (or a ref)")
+        if isinstance(limit, float) and limit.is_integer():  # JSON Schema's integer: 5.0 is one
+            limit = int(limit)
         if self._model == "unloaded":
             self._start_model()
         mode = "hybrid" if self._model in ("ready", "none") else "fts"
@@ -389,6 +392,10 @@ def build_server(tools: Tools):
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)
 
 
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
 class _EndOfInput:
     """The protocol's input; the first end of file starts the countdown to exit."""
 
@@ -398,6 +405,10 @@ class _EndOfInput:
 
     def readline(self, *args):
         line = self._stream.readline(*args)
+        if "\\u" in line and _LONE_SURROGATE.search(line):
+            # half an emoji (JSON.stringify cuts them) makes the SDK drop the whole request
+            # unanswered: it becomes U+FFFD and the call is answered
+            line = _LONE_SURROGATE.sub(r"\\ufffd", line)
         if not line and not self._ended:
             self._ended = True
             timer = threading.Timer(EOF_GRACE_SECONDS, hard_exit, args=(0,))

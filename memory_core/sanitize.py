@@ -23,10 +23,11 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 # Controls (not \t \n), DEL, C1, and the format characters that render nothing or reorder
 # text: soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space/joiners,
 # direction marks and embeddings/overrides/isolates, word joiner and invisible operators,
-# BOM, interlinear annotations, tag characters.
+# BOM, interlinear annotations, tag characters, lone surrogates.
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200c\u200e\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]")
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\ud800-\udfff]")  # a lone surrogate (half an emoji cut by JSON.stringify) cannot be written
 _ZWJ = "\u200d"
 
 

@@ -96,4 +96,4 @@ def _load(root: Path) -> dict:
 
 def _save(root: Path, data: dict) -> None:
     from .files import write_atomic
-    write_atomic(root / STATE_FILE, json.dumps(data, ensure_ascii=False))
+    write_atomic(root / STATE_FILE, json.dumps(data))  # ASCII: any id a host sends can be written

@@ -302,3 +302,115 @@ def test_fence_lookalikes_in_other_scripts_are_defused(fake):
     """Round 2, #11: Cyrillic letters and long separators passed."""
     from memory_core.sanitize import render_item
     assert "[fence-like text removed]" in render_item(f"before {fake} after")
+
+
+# --- a third round --------------------------------------------------------------------------
+
+def _install(project, *args):
+    return cli("install", "--project", str(project), "--no-mcp", *args)
+
+
+def _uninstall(project):
+    return cli("uninstall", "--project", str(project))
+
+
+def test_a_users_hooks_that_look_like_ours_survive_install_and_uninstall(project):
+    """Round 3, #1: any command holding `scripts/hook.py`, or `memory_core` and `hook`, was
+    taken for ours and deleted."""
+    hooks = {"version": 1, "hooks": {"sessionStart": [{"command": "python3 tools/memory_core_hook.py"}],
+                                     "stop": [{"command": "./scripts/hook.py notify"}],
+                                     "afterFileEdit": [{"command": "./scripts/hook.py fmt"}]}}
+    (project / ".cursor").mkdir()
+    path = project / ".cursor/hooks.json"
+    path.write_text(json.dumps(hooks))
+    before = path.read_bytes()
+    assert _install(project).returncode == 0
+    installed = json.loads(path.read_text())["hooks"]
+    assert {"command": "./scripts/hook.py notify"} in installed["stop"]
+    assert {"command": "python3 tools/memory_core_hook.py"} in installed["sessionStart"]
+    assert _uninstall(project).returncode == 0
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("name,content", [
+    (".cursor/mcp.json", '{"mcpServers": {}, // a comment\n}'),
+    (".cursor/mcp.json", "[]"),
+    (".cursor/mcp.json", '{"mcpServers": []}'),
+    (".cursor/hooks.json", '{"version": 1, "hooks": []}'),
+    (".gitignore", b"# caf\xe9\n"),
+])
+def test_a_file_install_cannot_read_stops_it_before_anything_is_written(project, name, content):
+    """Round 3, #2: install failed half-way (skill and hooks written, no manifest), and
+    uninstall then said "not installed"."""
+    path = project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    before = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
+    res = cli("install", "--project", str(project), "--mcp")
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1, res.stderr
+    assert sorted(p.relative_to(project).as_posix() for p in project.rglob("*")) == before
+
+
+def test_uninstall_gives_back_every_file_byte_for_byte_and_mode_for_mode(project):
+    """Round 3, #3 and #4: a BOM, a missing "version", an empty "hooks", CRLF line endings,
+    no final newline and a 0644 mode were all changed for good."""
+    (project / ".cursor").mkdir()
+    (project / ".claude").mkdir()
+    files = {".cursor/hooks.json": '\ufeff{"hooks": {"afterFileEdit": [{"command": "fmt"}]}}'.encode(),
+             ".claude/settings.json": b'{"hooks": {}, "model": "x"}',
+             ".gitignore": b"node_modules\r\ndist",
+             ".gitattributes": b"*.png binary\n"}
+    for name, data in files.items():
+        (project / name).write_bytes(data)
+        os.chmod(project / name, 0o644)
+    assert _install(project, "--claude").returncode == 0
+    assert (project / ".gitignore").stat().st_mode & 0o777 == 0o644
+    assert _uninstall(project).returncode == 0
+    for name, data in files.items():
+        assert (project / name).read_bytes() == data, name
+        assert (project / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def test_install_refuses_a_gitattributes_that_is_a_link(project, tmp_path):
+    """Round 3, #4: a linked .gitattributes became a private copy."""
+    shared = tmp_path / "shared-attrs"
+    shared.write_text("*.png binary\n")
+    (project / ".gitattributes").symlink_to(shared)
+    res = _install(project)
+    assert res.returncode == 2 and "symbolic link" in res.stderr
+    assert (project / ".gitattributes").is_symlink() and shared.read_text() == "*.png binary\n"
+
+
+def test_a_lone_surrogate_stops_nothing(project, tmp_path):
+    """Round 3, #5: half an emoji in a transcript turn stopped every later preCompact; in a
+    save it raised; in a conversation id it stopped every hook."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        '{"role": "user", "message": {"content": [{"type": "text", "text": "Use 12 partitions \\ud83d for kafka"}]}}\n'
+        '{"role": "assistant", "message": {"content": [{"type": "text", "text": "and run kraft mode"}]}}\n')
+    call("preCompact", cursor("preCompact", project, conv="c1", transcript_path=str(transcript),
+                              trigger="auto"))
+    mem = memory_of(project)
+    assert mem.search("kraft", mode="fts", type="transcript")
+    assert mem.save_fact("half an emoji \ud83d here")["content"] == "half an emoji  here"
+    out = call("sessionStart", cursor("sessionStart", project, conv="c\ud83d2"))
+    assert "half an emoji" in out["additional_context"]
+
+
+@pytest.mark.parametrize("config", ['[]', '{"version": 1, "hooks": []}', '{"hooks": {"stop": [1]}}'])
+def test_doctor_reports_a_hook_file_of_an_odd_shape_in_one_line(project, config):
+    """Round 3, #8: doctor crashed with an AttributeError and printed no other check."""
+    (project / ".cursor").mkdir()
+    (project / ".cursor/hooks.json").write_text(config)
+    res = cli("doctor", "--project", str(project))
+    assert res.returncode == 1 and "Traceback" not in res.stderr and "unexpected" not in res.stderr
+    assert "FAIL  hooks" in res.stdout and "index vs files" in res.stdout
+
+
+def test_a_whole_number_limit_sent_as_a_float_is_accepted(project):
+    """Round 3, #7: JSON Schema counts 5.0 as an integer; the tool refused it."""
+    from memory_core.mcp_server import Tools
+    mem = memory_of(project)
+    mem.save_fact("Redis sentinel port is 26379")
+    text, data = Tools(mem).search("Redis sentinel", limit=5.0)
+    assert data["results"]

@@ -259,6 +259,8 @@ def test_a_redaction_marker_is_never_redacted_again():
     "password for " + "x" * 5000,
     "mysql " + "-p'" * 3000,
     "https://a:" + "b/" * 5000 + "@",
+    "ＰＡＳＳＷＯＲＤ＝Hunter2Secret " + "ｘ" * 50000,  # full-width text: restored in linear time
+    "密码：Hunter2Secret，" * 3000,
 ])
 def test_hostile_text_is_redacted_in_linear_time(text):
     import time

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from .text import count_tokens
 
-CHUNKER_VERSION = "2"  # 2: neighbour context for daily lines; parts of long records (sync.py)
+# 2: neighbour context for daily lines; parts of long records (sync.py); 3: unique MEMORY.md
+# ids (a "#" in a heading is escaped, and a numbered duplicate never takes another's id)
+CHUNKER_VERSION = "3"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 
@@ -33,14 +35,23 @@ def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
     parts = _sections(text)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
+    used: set = set()
     for path, start, lines in parts:
         section = path[-1] if path else ""
+        # "#" separates an id's parts (`#2`, `#part-1`): in a heading it is escaped, so no
+        # heading can name another section's chunk
+        key = section.replace("%", "%25").replace("#", "%23")
         for first, body in _windows(lines, start):
             if not body.strip():
                 continue
-            seen[section] = seen.get(section, 0) + 1
-            n = seen[section]
-            cid = f"{name}#{section}" + (f"#{n}" if n > 1 else "")
+            n = seen.get(key, 0)
+            while True:
+                n += 1
+                cid = f"{name}#{key}" + (f"#{n}" if n > 1 else "")
+                if cid not in used:
+                    break
+            seen[key] = n
+            used.add(cid)
             chunks.append(Chunk(cid, section, list(path), body, first))
     return chunks
 

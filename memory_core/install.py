@@ -62,6 +62,9 @@ GITIGNORE = [
 GITATTRIBUTES = [
     f"{DATA_SUBDIR.as_posix()}/daily/*.jsonl merge=union",
     f"{DATA_SUBDIR.as_posix()}/sessions.jsonl merge=union",
+    # two clones that both consolidated would otherwise always conflict here, and picking one
+    # side drops the other's facts once their days are pruned
+    f"{DATA_SUBDIR.as_posix()}/facts.jsonl merge=union",
 ]
 
 

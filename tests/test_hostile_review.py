@@ -414,3 +414,16 @@ def test_a_whole_number_limit_sent_as_a_float_is_accepted(project):
     mem.save_fact("Redis sentinel port is 26379")
     text, data = Tools(mem).search("Redis sentinel", limit=5.0)
     assert data["results"]
+
+
+# --- a fourth round ---------------------------------------------------------------------------
+
+def test_every_memory_md_section_is_found_whatever_its_heading_says(mem):
+    """Round 4, #1: a heading `Notes#2` took the id of the second `# Notes`, and `Setup#part-1`
+    that of Setup's first line: those sections were never found, even after a rebuild."""
+    (mem.root / "MEMORY.md").write_text(
+        "# Notes\nzebraword alpha\n# Notes\nyakword second\n# Notes#2\nxylophoneword\n"
+        "# Setup#part-1\nwalrusword\n# Setup\nvulture line one\nvulture2 line two\n", encoding="utf-8")
+    mem.sync(embed=False)
+    for word in ("zebraword", "yakword", "xylophoneword", "walrusword", "vulture2"):
+        assert mem.search(word, mode="fts"), word

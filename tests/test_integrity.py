@@ -653,3 +653,37 @@ def test_session_start_cost_follows_the_budget_not_memory_md(project, size):
     out = call("sessionStart", cursor("sessionStart", project))
     assert time.perf_counter() - started < 8.0
     assert len(out["additional_context"]) <= context.DEFAULT_BUDGET
+
+
+def test_two_clones_that_both_consolidated_merge_without_losing_a_fact(tmp_path, monkeypatch):
+    """A fourth hostile round: facts.jsonl had no merge rule, so two clones that consolidated
+    always conflicted there, and keeping one side lost the other's facts once retention had
+    pruned their days. With the attributes install writes, the pull merges and both stay."""
+    from memory_core import install
+    origin, a, b = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    git(tmp_path, "clone", "-q", str(origin), str(a))
+    for clone in (a,):
+        git(clone, "config", "user.email", "x@y")
+        git(clone, "config", "user.name", "x")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    install.install(a, mcp=False)
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "install")
+    git(a, "push", "-q", "origin", "HEAD")
+    git(tmp_path, "clone", "-q", str(origin), str(b))
+    git(b, "config", "user.email", "x@y")
+    git(b, "config", "user.name", "x")
+    for clone, text in ((a, "Clone A moved the queue to Kafka"), (b, "Clone B moved search to Meilisearch")):
+        monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-01-01T10:00:00Z")
+        Memory(clone / ".cursor/skills/memory-data").save_fact(text)
+        monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-05-01T10:00:00Z")  # consolidate, then prune the day
+        assert call("sessionEnd", cursor("sessionEnd", clone, conv=f"end-{clone.name}")) == {}
+        assert not list((clone / ".cursor/skills/memory-data/daily").glob("2026-01-01.jsonl"))
+        git(clone, "add", "-A")
+        git(clone, "commit", "-qm", clone.name)
+        if clone is a:
+            git(a, "push", "-q")
+    git(b, "pull", "-q", "--no-rebase", "--no-edit")
+    mem = Memory(b / ".cursor/skills/memory-data")
+    assert mem.search("Kafka", mode="fts") and mem.search("Meilisearch", mode="fts")

@@ -40,7 +40,8 @@ def _check_utf8(argv) -> None:
 
 def _memory(args):
     from .memory import Memory
-    return Memory(resolve_memory_dir(args.memory_dir))
+    return Memory(resolve_memory_dir(args.memory_dir, project=getattr(args, "project", None)),
+                  create=False)
 
 
 def _print_json(data) -> None:

@@ -125,8 +125,14 @@ def parse_time(value: str) -> datetime:
 
 
 def iso(dt: datetime) -> str:
-    """The one timestamp format we write: UTC, seconds, trailing Z."""
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The one timestamp format we write: UTC, seconds, trailing Z (the year always four
+    digits: strftime writes year 999 as "999", which sorts after 2026)."""
+    try:
+        u = dt.astimezone(timezone.utc)
+    except OverflowError:  # the first or last instant a datetime holds, in another zone
+        u = datetime.min.replace(tzinfo=timezone.utc) if dt.year < 2 else datetime.max.replace(
+            tzinfo=timezone.utc)
+    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def normalize_time(value) -> str | None:
@@ -151,7 +157,10 @@ def date_bound(value: str, *, end: bool = False) -> str:
     try:
         if len(text) == 10 and text[4] == "-" and text[7] == "-":
             day = date.fromisoformat(text)
-            start = datetime(day.year, day.month, day.day).astimezone()
+            try:
+                start = datetime(day.year, day.month, day.day).astimezone()
+            except (OverflowError, ValueError):  # year 1: the local zone runs out of range
+                start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
             return iso(start + timedelta(days=1, seconds=-1)) if end else iso(start)
         return iso(parse_time(text))
     except (ValueError, OverflowError, UserError):
@@ -222,6 +231,11 @@ def setting(config: dict, key: str, default, *, minimum=None, maximum=None):
 def model_settings(root: Path) -> tuple[str, str | None]:
     """(fastembed model name, local model folder or None): env wins over config.json."""
     cfg = load_config(root)
+    for key in ("model", "model_path"):
+        if key in cfg and not isinstance(cfg[key], str):
+            from .log import note
+            note(f"config.json: {key} must be text; ignoring it")
+            cfg.pop(key)
     name = os.environ.get("CURSOR_MEMORY_MODEL") or cfg.get("model") or DEFAULT_MODEL
     path = os.environ.get("CURSOR_MEMORY_MODEL_PATH") or cfg.get("model_path") or None
     return str(name), (str(Path(path).expanduser()) if path else None)

@@ -196,7 +196,20 @@ def download(root) -> str:
     except ImportError:
         pass
 
+    supported = {m.get("model") for m in TextEmbedding.list_supported_models()}
+    if name not in supported:
+        raise UserError(f"fastembed does not know the model {name!r}: set a model it lists "
+                        "(`python -c \"from fastembed import TextEmbedding; "
+                        "print(TextEmbedding.list_supported_models())\"`), or a local model_path")
     cache = model_cache_dir()
+    made = not cache.exists()
     cache.mkdir(parents=True, exist_ok=True)
-    TextEmbedding(name, cache_dir=str(cache))
+    try:
+        TextEmbedding(name, cache_dir=str(cache))
+    except Exception as e:  # noqa: BLE001 - whatever the download raised: one line
+        if made:
+            import shutil
+            shutil.rmtree(cache, ignore_errors=True)
+        raise UserError(f"could not download {name} ({type(e).__name__}: {str(e)[:160]}); "
+                        "check the network, then run `cursor-memory model download` again") from None
     return f"{name} is in {cache}"

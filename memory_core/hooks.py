@@ -119,7 +119,10 @@ def run(event: str, stdin=None, stdout=None, *, detach: bool = False) -> int:
             return _answer(stdout, {})
         where["root"] = root
         from .memory import Memory
-        handler = HANDLERS[event]
+        handler = HANDLERS.get(event) or HANDLERS.get(_CLAUDE_NAMES.get(event, ""))
+        if handler is None:
+            log.note(f"unknown hook event {event[:40]!r}: nothing to do")
+            return _answer(stdout, {})
         extra = {"detach": True} if detach and handler is session_end else {}
         out = handler(Memory(root, project=project), payload, host_of(payload), Path(project),
                       **extra)
@@ -234,7 +237,7 @@ def pre_compact(mem, payload: dict, host: str, project: Path) -> dict:
         if problem:
             note = problem
         else:
-            key = str(Path(path).resolve())
+            key = str(Path(path).expanduser().resolve())  # "~/.claude/…" as allowed() reads it
             offsets = st.setdefault("transcripts", {})
             turns, offsets[key], note = transcript.turns(key, int(offsets.get(key, 0)))
             records = [_transcript_record(conv, role, text, key) for role, text in turns]
@@ -396,6 +399,10 @@ def cleanup_worker(root: str, project: str) -> None:
     except BaseException as e:  # noqa: BLE001 - nobody is listening: log it
         log.note(f"error {type(e).__name__}: {e}")
 
+
+# Claude Code's names, accepted on the command line too (`hook.py SessionStart`)
+_CLAUDE_NAMES = {"SessionStart": "sessionStart", "UserPromptSubmit": "beforeSubmitPrompt",
+                 "PreCompact": "preCompact", "Stop": "stop", "SessionEnd": "sessionEnd"}
 
 HANDLERS = {
     "sessionStart": session_start,

@@ -11,28 +11,33 @@ from pathlib import Path
 
 from . import jsonl, records
 from .config import project_of_memory, today
-from .errors import CursorMemoryError, IndexError_
+from .errors import CursorMemoryError, IndexError_, UserError
 
 
 class Memory:
     """A memory folder: MEMORY.md, daily/, facts.jsonl, sessions.jsonl, and the derived
-    index.sqlite. The folder layout is created (0700) if missing and the disk allows; a
-    read-only folder is opened as it is."""
+    index.sqlite. The folder layout is created (0700) if missing and the disk allows (with
+    `create=False`, only when first used: the CLI, so a command refused for bad input leaves
+    nothing behind); a read-only folder is opened as it is. `path` is made absolute (`~`
+    expanded) and may not be a file-system root or the home folder itself."""
 
-    def __init__(self, path, *, project=None):
-        from .errors import StorageError
-        from .files import link_on_path, make_private_dir
-        self.root = Path(path)
-        self._project = Path(project) if project else None
+    def __init__(self, path, *, project=None, create: bool = True):
+        import os
+
+        from .config import check_memory_dir
+        from .files import link_on_path
+        if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+            raise UserError(f"the memory folder must be a path, not {path!r:.40}")
+        if project is not None and not isinstance(project, (str, os.PathLike)):
+            raise UserError(f"the project must be a path, not {project!r:.40}")
+        self.root = check_memory_dir(os.fspath(path))
+        self._project = Path(os.path.abspath(os.path.expanduser(os.fspath(project)))) if project else None
         # a link on the way from the project (`.cursor` committed as one) is never written
         # through: the folder is then read as a read-only one
         self.link = link_on_path(self.root, self.project)
-        if self.link is None:
-            try:
-                make_private_dir(self.root)
-                make_private_dir(self.root / "daily")
-            except StorageError:
-                pass  # read-only: writing says so; reading answers from what is there
+        self._made = False
+        if create:
+            self._make_folders()
         self._embedder = None
         self._embedder_tried = False
         self._index = None
@@ -62,6 +67,19 @@ class Memory:
             raise StorageError(f"cannot write to {self.root}: {self.link} is a symbolic link "
                                "(cursor-memory never writes through links)")
 
+    def _make_folders(self) -> None:
+        """The folder layout, made once."""
+        if self._made or self.link is not None:
+            return
+        from .errors import StorageError
+        from .files import make_private_dir
+        try:
+            make_private_dir(self.root)
+            make_private_dir(self.root / "daily")
+            self._made = True
+        except StorageError:
+            pass  # read-only: writing says so; reading answers from what is there
+
     def _append(self, path: Path, record) -> None:
         from .files import make_private_dir
         self._writable()
@@ -75,6 +93,7 @@ class Memory:
         """Append a fact/preference/action to today's daily file; returns the record. The
         defaults are records.fact's: type W, kind preference for O, confidence by kind."""
         from .refs import found_refs
+        refs = records.ref_list(refs)
         record = records.fact(content, memory_type=memory_type, kind=kind, entities=entities,
                               confidence=confidence, session_id=session_id, source=source,
                               refs=found_refs(content, refs, self.project), supersedes=supersedes)
@@ -87,6 +106,7 @@ class Memory:
                      refs=None) -> dict:
         """Append a session summary to sessions.jsonl; returns the record."""
         from .refs import found_refs
+        refs = records.ref_list(refs)
         record = records.summary(topic, summary, decisions=decisions, todos=todos,
                                  session_id=session_id, refs=refs)
         text = " ".join([record["topic"], record["summary"], *record["decisions"], *record["todos"]])
@@ -106,7 +126,7 @@ class Memory:
 
     def find(self, record_id: str) -> dict | None:
         """The record with this id from the files (not the index), or None."""
-        return records.find(self.root, record_id)
+        return records.find(self.root, records.record_id(record_id, "the id"))
 
     def log_event(self, kind: str, **fields) -> dict:
         """Append a session_start / session_end / transcript line to today's daily file."""
@@ -120,6 +140,7 @@ class Memory:
     def index(self):
         if self._index is None:
             from .index import Index
+            self._make_folders()
             self._index = Index(self.root, project=self.project)
             self._index.linked = self.link is not None
         return self._index
@@ -173,8 +194,11 @@ class Memory:
 
         targets = None
         if ref:
+            import os
             from .refs import targets_of
-            targets = targets_of(ref, self.project)
+            if not isinstance(ref, (str, os.PathLike)):
+                raise UserError(f"ref must be a path, a url or category:id, not {ref!r:.40}")
+            targets = targets_of(os.fspath(ref), self.project)
         request = pipeline.Request(query, limit, mode, pipeline.Filters.of(
             type, memory_type, since, until, targets, history))
         pipeline.check(request)
@@ -261,7 +285,7 @@ class Memory:
         except CursorMemoryError as e:  # a stale index still recalls what it has
             from .log import note
             note(f"recall used the index as it was: {e}")
-        return recall.recall(self.index, prompt, set(exclude))
+        return recall.recall(self.index, prompt, set(exclude or ()))
 
     def prune(self):
         """Retention: old daily files whose lines are all consolidated (consolidate.prune)."""

@@ -121,12 +121,32 @@ def _session(value) -> str | None:
     return _line(value, "session id", 200)
 
 
+def ref_list(values) -> list:
+    """An API caller's `refs` as a list of strings: one string is one reference, a path is a
+    file reference; anything else is a clear UserError."""
+    import os
+    if values is None:
+        return []
+    if isinstance(values, (str, os.PathLike)):
+        values = [values]
+    if not isinstance(values, (list, tuple)):
+        raise UserError(f"refs must be a list of references such as file:src/a.ts, not {values!r:.40}")
+    out = []
+    for v in values:
+        if isinstance(v, os.PathLike):
+            v = "file:" + os.fspath(v)
+        if not isinstance(v, str):
+            raise UserError(f"a reference must be text such as file:src/a.ts, not {v!r:.40}")
+        out.append(v)
+    return out
+
+
 def refs_of(values) -> list:
     """Validated, canonical `kind:target` references, redacted (a url may carry a password
     or a token in its query)."""
     from .refs import RefError, canonical
     try:
-        refs = canonical(clean(v, one_line=True) if isinstance(v, str) else v for v in values or [])
+        refs = canonical(clean(v, one_line=True) for v in ref_list(values))
     except RefError as e:
         raise UserError(str(e)) from None
     return list(dict.fromkeys(redact(r) for r in refs))
@@ -287,6 +307,8 @@ def _listed(value) -> list | None:
         return None
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()] or None
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise UserError(f"expected a name or a list of names, not {value!r:.40}")
     return [str(v) for v in value] or None
 
 

@@ -461,6 +461,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     if mode != "fts" and embedder is None:
         notes.append("no embedding model available: keyword results only "
                      "(see `cursor-memory model download`)")
+        mode = "fts"  # what the note says: a vector search without a model answers by keyword
     depth = min(max(50, 5 * limit), VEC0_MAX_K)
 
     def nearest():  # the model, numpy and SQLite all release the GIL

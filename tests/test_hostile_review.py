@@ -427,3 +427,105 @@ def test_every_memory_md_section_is_found_whatever_its_heading_says(mem):
     mem.sync(embed=False)
     for word in ("zebraword", "yakword", "xylophoneword", "walrusword", "vulture2"):
         assert mem.search(word, mode="fts"), word
+
+
+# --- a fifth round ----------------------------------------------------------------------------
+
+def test_doctor_checks_the_memory_of_the_project_it_is_given(project, tmp_path):
+    """Round 5, #1: `doctor --project X` checked (and created) the cwd's memory folder."""
+    memory_of(project).save_fact("a fact")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = cli("doctor", "--project", str(project), cwd=elsewhere).stdout
+    assert str(project / ".cursor/skills/memory-data") in out
+    assert not (elsewhere / ".cursor").exists()
+
+
+def test_downloading_a_model_fastembed_does_not_know_is_one_line_and_makes_nothing(project, tmp_path):
+    """Round 5, #2: an unknown model (or no network) was seven lines and an "unexpected
+    ValueError"."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CURSOR_MEMORY_MODEL="nobody/no-such-model",
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("CURSOR_MEMORY_MODEL_PATH", None)
+    res = subprocess.run([sys.executable, "-m", "memory_core", "model", "download"], cwd=project,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "does not know" in res.stderr and not (tmp_path / "cache/cursor-memory").exists()
+
+
+def test_a_model_path_that_is_not_text_is_ignored_with_a_notice(project):
+    """Round 5, #3: `"model_path": 5` made search, stats and every sessionEnd raise."""
+    mem = memory_of(project)
+    mem.save_fact("Redis sentinel port is 26379")
+    (mem.root / "config.json").write_text('{"model_path": 5}')
+    res = cli("search", "sentinel", "--mode", "fts", cwd=project)
+    assert res.returncode == 0 and "26379" in res.stdout
+
+
+def test_a_command_refused_for_bad_input_leaves_no_folder_behind(project):
+    """Round 5, #4: `search foo --since 2026-02-30` exited 2 but made .cursor/skills/memory-data."""
+    for args in (["search", "foo", "--since", "2026-02-30"], ["save-fact", "--content", ""],
+                 ["search", "foo", "--limit", "0"]):
+        assert cli(*args, cwd=project).returncode == 2
+    assert not (project / ".cursor").exists()
+
+
+def test_the_api_refuses_the_root_and_home_and_keeps_one_absolute_folder(tmp_path, monkeypatch):
+    """Round 5, #5 and #6: Memory("/") wrote /daily, "~" was not expanded, and a relative root
+    followed the working directory."""
+    from memory_core import UserError
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for bad in ("/", "~", str(tmp_path), None, 5):
+        with pytest.raises(UserError):
+            Memory(bad)
+    monkeypatch.chdir(tmp_path)
+    mem = Memory("mem")
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")
+    mem.save_fact("saved after a chdir")
+    assert mem.root == tmp_path / "mem" and not (tmp_path / "other/mem").exists()
+
+
+def test_careless_api_arguments_are_clear_errors(mem):
+    """Round 5, #7: Path refs, refs=5, type=5, find(None) raised from deep inside."""
+    from memory_core import UserError
+    mem.save_fact("one reference given as a string", refs="url:https://example.com/a")
+    for call_ in (lambda: mem.save_fact("x", refs=5), lambda: mem.search("x", type=5),
+                  lambda: mem.find(None), lambda: mem.search("", ref=5)):
+        with pytest.raises(UserError):
+            call_()
+    mem.search("", ref=Path("a.py"))
+    mem.recall("anything about a fact", exclude=None)
+
+
+def test_dates_before_the_year_1000_keep_their_order(mem):
+    """Round 5, #8: `--since 0999-06-01` found nothing and `--until 0500-01-01` found 2026."""
+    mem.save_fact("a fact of today")
+    assert mem.search("fact", mode="fts", since="0999-06-01")
+    assert not mem.search("fact", mode="fts", until="0500-01-01")
+    assert mem.search("fact", mode="fts", since="0001-01-01")
+
+
+def test_a_vector_search_without_a_model_answers_by_keyword_as_it_says(mem, no_model):
+    """Round 5, #9: `--mode vector` with no model found nothing but said "keyword results"."""
+    mem.save_fact("the deploy uses Helm charts")
+    hits = mem.search("Helm", mode="vector")
+    assert hits and "keyword results only" in " ".join(hits.notes)
+
+
+def test_a_transcript_path_with_a_tilde_is_read(project, tmp_path, monkeypatch):
+    """Round 5, #10: "~/.claude/…" passed the check but was opened relative to the project."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/t.jsonl").write_text(json.dumps({"role": "user", "message": {"content": [
+        {"type": "text", "text": "we moved to Helm charts"}]}}) + "\n")
+    from hookutil import claude
+    call("PreCompact", claude("PreCompact", project, transcript_path="~/.claude/t.jsonl", trigger="auto"))
+    assert memory_of(project).search("Helm", mode="fts", type="transcript")
+
+
+def test_a_hook_named_as_claude_code_names_it_still_runs(project):
+    """Round 5: `hook.py SessionStart` answered {} and logged a KeyError."""
+    memory_of(project).save_fact("Redis sentinel port is 26379")
+    out = call("SessionStart", cursor("sessionStart", project, conv="c-claude-name"))
+    assert "26379" in json.dumps(out)

@@ -121,8 +121,20 @@ class Memory:
         the fact consolidated from it). Nothing is edited or deleted."""
         record = records.forget(record_id, reason)
         records.must_exist(self.find(record["target"]), record["target"], "forget")
+        if self._forgotten(record["target"]):
+            raise UserError(f"{record['target']} is already forgotten (nothing to do)")
         self._append(self.daily_path(), record)
         return record
+
+    def _forgotten(self, record_id: str) -> bool:
+        """Does a tombstone for this id exist already (in the index, synced first)?"""
+        try:
+            self.sync(embed=False)
+            return bool(self.index.run(lambda conn: conn.execute(
+                "SELECT 1 FROM corrections WHERE target = ? AND kind = 'forgotten' LIMIT 1",
+                (record_id,)).fetchone()))
+        except CursorMemoryError:  # no usable index: a second tombstone is harmless
+            return False
 
     def find(self, record_id: str) -> dict | None:
         """The record with this id from the files (not the index), or None."""

@@ -287,6 +287,11 @@ def targets_of(ref: str, project) -> list:
     """What `search --ref` matches: a file path (also under the names git says it had), or
     a url / category:id as it is. UserError for a reference that cannot be read."""
     from .errors import UserError
+    if project is not None and os.path.isabs(ref):  # an absolute path inside the project
+        try:
+            ref = Path(ref).resolve().relative_to(Path(project).resolve()).as_posix()
+        except (ValueError, OSError):
+            pass  # outside it: refused below, as a path must be inside the project
     try:
         kind, target = parse(ref if ":" in ref.split("/")[0] else f"file:{ref}")
     except RefError as e:

@@ -148,9 +148,11 @@ class Filters:
         """Filters from the API's and CLI's arguments, checked (UserError when one is bad)."""
         from .config import date_bound
         from .records import memory_types, search_types
-        return cls(search_types(type), memory_types(memory_type),
-                   date_bound(since) if since else None,
-                   date_bound(until, end=True) if until else None, ref_targets, history)
+        start = date_bound(since) if since else None
+        end = date_bound(until, end=True) if until else None
+        if start and end and end < start:
+            raise UserError(f"until ({until}) is before since ({since}): nothing can be in between")
+        return cls(search_types(type), memory_types(memory_type), start, end, ref_targets, history)
 
     def plain(self) -> bool:
         """Only the default filters (no forgotten, superseded or transcript records)?"""

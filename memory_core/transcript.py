@@ -18,7 +18,8 @@ MAX_READ_BYTES = 32_000_000  # of new transcript per flush: a hook must finish i
 MAX_ARCHIVE_CHARS = 2_000_000  # of turns per flush; the newest are kept
 
 _WRAPPER = re.compile(r"</?user_query>")
-_NOISE = re.compile(r"<(system-reminder|command-[a-z-]+|local-command-stdout)>.*?</\1>", re.S)
+_NOISE = re.compile(r"<(system-reminder|command-[a-z-]+|local-command-stdout|bash-input|bash-stdout|"
+                    r"bash-stderr)>.*?</\1>", re.S)
 
 
 def allowed(path: str, project: Path) -> str | None:
@@ -78,8 +79,8 @@ def _turn(raw: bytes):
         obj = json.loads(raw)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(obj, dict):
-        return None
+    if not isinstance(obj, dict) or obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
+        return None  # Claude Code's own notices and the summaries of earlier compactions
     msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
     role = obj.get("role") or msg.get("role") or obj.get("type")
     if role not in ("user", "assistant"):

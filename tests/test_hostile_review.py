@@ -529,3 +529,29 @@ def test_a_hook_named_as_claude_code_names_it_still_runs(project):
     memory_of(project).save_fact("Redis sentinel port is 26379")
     out = call("SessionStart", cursor("sessionStart", project, conv="c-claude-name"))
     assert "26379" in json.dumps(out)
+
+
+def test_small_things_the_fifth_round_noticed(project, tmp_path):
+    """Round 5, minor: a second forget added a second tombstone; --until before --since was
+    silently empty; an absolute --ref inside the project was refused; Claude Code's own
+    notices and compaction summaries were archived as the user's turns."""
+    from memory_core import UserError
+    mem = memory_of(project)
+    fact = mem.save_fact("the API listens on port 3000", refs=["file:src/api.ts"])
+    mem.forget(fact["id"])
+    with pytest.raises(UserError):
+        mem.forget(fact["id"])
+    with pytest.raises(UserError):
+        mem.search("port", since="2026-11-20", until="2026-11-01")
+    other = mem.save_fact("the API client lives in src/api.ts", refs=["file:src/api.ts"])
+    assert [h.id for h in mem.search("", ref=str(project / "src/api.ts"))] == [other["id"]]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(x) for x in (
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "Caveat: the messages below were generated"}},
+        {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content": "This session is being continued"}},
+        {"type": "user", "message": {"role": "user", "content": "<bash-input>ls</bash-input> we chose Kafka"}})) + "\n")
+    from hookutil import claude
+    call("PreCompact", claude("PreCompact", project, transcript_path=str(transcript), trigger="auto"))
+    turns = [h.content for h in memory_of(project).search("Kafka Caveat continued", mode="fts",
+                                                         type="transcript", limit=10)]
+    assert turns == ["we chose Kafka"]

@@ -31,32 +31,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from perf import PY, REPO, bench_queries, make_store, provenance, stats  # noqa: E402
-from sessions import in_env, model_env  # noqa: E402
+from sessions import in_env, model_env, write_results  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 
 PREPARE = """
-import time
+import sys, time
+sys.path.insert(0, {bench!r})
 from memory_core import Memory, vectors
+from perf import copy_vectors
 m = Memory({root!r})
 m.sync(embed=False)
 emb = m.embedder()
 vectors.fill(m.index, emb, limit={sample})
-
-def copy(conn):
-    from memory_core.sync import source_kind
-    real = [blob for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")]
-    rows = conn.execute("SELECT pk, type, memory_type, timestamp, source_file FROM chunks "
-                        "WHERE vec_have IS NOT vec_want").fetchall()
-    with conn.transaction():
-        conn.executemany("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts, src) "
-                         "VALUES (?,?,?,?,?,?)",
-                         [(pk, real[i % len(real)], t or "", mt or "", ts or "", source_kind(sf))
-                          for i, (pk, t, mt, ts, sf) in enumerate(rows)])
-        conn.executemany("UPDATE chunks SET vec_have = vec_want, vec_text = embed_hash "
-                         "WHERE pk = ?", [(pk,) for pk, *_ in rows])
-        vectors._bump(conn)
-m.index.run(copy, vectors=True)
+m.index.run(copy_vectors, vectors=True)
 print(m.index.run(vectors.count_pending))
 """
 
@@ -82,7 +70,7 @@ def store(work: Path, model: str, n: int, env: dict, sample: int) -> Path:
     if not (root / ".ready").exists():
         shutil.rmtree(root, ignore_errors=True)
         make_store(root, n)
-        left = in_env(env, PREPARE.format(root=str(root), sample=sample)).strip()
+        left = in_env(env, PREPARE.format(root=str(root), sample=sample, bench=str(Path(__file__).resolve().parent))).strip()
         if left != "0":
             raise RuntimeError(f"{left} chunks still without a vector")
         (root / ".ready").write_text("")
@@ -211,9 +199,7 @@ def main(argv=None) -> int:
         results.setdefault(args.model, {})[str(n)] = dict(
             bench(args.work, args.model, n, args.sample), command=command, commit=commit,
             date=time.strftime("%Y-%m-%d"))
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"results": results}, indent=1) + "\n")
-        args.out.with_suffix(".md").write_text(table(results), encoding="utf-8")
+        write_results(args.out, results, table)
     print(table(results))
     return 0
 

@@ -147,14 +147,6 @@ def stats(samples: list) -> dict:
             "min": s[0], "max": s[-1], "n": len(s)}
 
 
-def rss_mb(field: str = "VmRSS") -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def load_avg() -> float:
     return round(os.getloadavg()[0], 2)
 
@@ -240,7 +232,7 @@ def child_inproc(key: str, work: Path, n_texts: int, turns: int, floor1: bool = 
     import warnings
     warnings.simplefilter("ignore")
     from memory_core import embeddings
-    from standin_model import register, pool
+    from standin_model import pool, register, rss_mb
 
     res = {"rss_before_mb": rss_mb()}
     t = time.perf_counter()

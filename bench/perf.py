@@ -154,6 +154,26 @@ def jsonl_bytes(root: Path) -> int:
 
 # --- measuring ---------------------------------------------------------------------------
 
+def copy_vectors(conn) -> int:
+    """Every chunk still without a vector gets a copy of a real one (a scan costs the same
+    whatever the vectors hold): a full index's size and search time without embedding it.
+    For `index.run(copy_vectors, vectors=True)`."""
+    from memory_core import vectors
+    from memory_core.sync import source_kind
+    real = [blob for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")]
+    rows = conn.execute("SELECT pk, type, memory_type, timestamp, source_file FROM chunks "
+                        "WHERE vec_have IS NOT vec_want").fetchall()
+    with conn.transaction():
+        conn.executemany("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts, src) "
+                         "VALUES (?,?,?,?,?,?)",
+                         [(pk, real[i % len(real)], t or "", m or "", ts or "", source_kind(sf))
+                          for i, (pk, t, m, ts, sf) in enumerate(rows)])
+        conn.executemany("UPDATE chunks SET vec_have = vec_want, vec_text = embed_hash "
+                         "WHERE pk = ?", [(pk,) for pk, *_ in rows])
+        vectors._bump(conn)
+    return len(rows)
+
+
 def provenance(script: str, argv=None) -> tuple:
     """(the command as run, the commit it ran at): every result file names both. Also
     byte-compiles memory_core, as `install` leaves it for users: with PYTHONDONTWRITEBYTECODE
@@ -541,20 +561,6 @@ def bench_scale(n: int, work: Path, runs: int, sample: int, model_env: dict) -> 
     res["embed"] = {"sampled": done, "per_second": rate, "to_embed": pending,
                     "projected_hours": pending / rate / 3600}
 
-    def copy_vectors(conn):  # every chunk still without a vector gets a real one, reused
-        from memory_core.sync import source_kind
-        real = [blob for (blob,) in conn.execute("SELECT embedding FROM chunks_vec")]
-        rows = conn.execute("SELECT pk, type, memory_type, timestamp, source_file FROM chunks "
-                            "WHERE vec_have IS NOT vec_want").fetchall()
-        with conn.transaction():
-            conn.executemany("INSERT INTO chunks_vec(rowid, embedding, type, memory_type, ts, src) "
-                             "VALUES (?,?,?,?,?,?)",
-                             [(pk, real[i % len(real)], t or "", m or "", ts or "", source_kind(sf))
-                              for i, (pk, t, m, ts, sf) in enumerate(rows)])
-            conn.executemany("UPDATE chunks SET vec_have = vec_want, vec_text = embed_hash "
-                             "WHERE pk = ?", [(pk,) for pk, *_ in rows])
-            vectors._bump(conn)
-        return len(rows)
 
     t = time.perf_counter()
     res["copied_vectors"] = mem.index.run(copy_vectors, vectors=True)

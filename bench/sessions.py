@@ -269,21 +269,22 @@ def main(argv=None) -> int:
         mine[str(n)] = dict(bench_size(n, args.work, env, args.runs,
                                        [int(b) for b in args.bursts.split(",")]),
                             command=command, commit=commit, date=time.strftime("%Y-%m-%d"))
-        _write(args.out, results)
+        write_results(args.out, results)
     if args.no_index:
         print(f"{args.model}: {args.no_index} records, no index ...", file=sys.stderr, flush=True)
         mine[f"no-index-{args.no_index}"] = dict(bench_no_index(args.no_index, args.work, env),
                                                 command=command, commit=commit,
                                                 date=time.strftime("%Y-%m-%d"))
-        _write(args.out, results)
+        write_results(args.out, results)
     print(table(results))
     return 0
 
 
-def _write(out: Path, results: dict) -> None:
+def write_results(out: Path, results: dict, render=None) -> None:
+    """results as JSON at `out` and as the markdown table `render` makes beside it (.md)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"results": results}, indent=1, ensure_ascii=False) + "\n")
-    out.with_suffix(".md").write_text(table(results), encoding="utf-8")
+    out.with_suffix(".md").write_text((render or table)(results), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -320,6 +320,42 @@ def _finish(g, h, s: Shape, graph_name: str):
     return model, g.params
 
 
+class _LayerConstants:
+    """The small constants every encoder layer uses, made once per graph."""
+
+    def __init__(self, g, s: Shape):
+        self.heads_shape = g.const([0, 0, s.heads, s.head], np.int64)
+        self.merged_shape = g.const([0, 0, s.hidden], np.int64)
+        self.scale, self.half, self.one = g.const(math.sqrt(s.head)), g.const(0.5), g.const(1.0)
+        self.sqrt2 = g.const(math.sqrt(2.0))
+
+
+def _attention(g, c: _LayerConstants, h, p: str, s: Shape, mask, alibi=None):
+    """Self-attention (scores / sqrt(head) + padding mask [+ ALiBi]), the output projection,
+    the residual and the post-LayerNorm, as both BERT and jina-bert-v2 export it."""
+    H = s.hidden
+
+    def split_heads(x, perm):
+        return g.op("Transpose", [g.op("Reshape", [x, c.heads_shape])], perm=perm)
+
+    q = split_heads(g.linear(h, f"{p}.attention.self.query", H, H), [0, 2, 1, 3])
+    k = split_heads(g.linear(h, f"{p}.attention.self.key", H, H), [0, 2, 3, 1])
+    v = split_heads(g.linear(h, f"{p}.attention.self.value", H, H), [0, 2, 1, 3])
+    sc = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), c.scale]), mask])
+    if alibi is not None:
+        sc = g.op("Add", [sc, alibi])
+    ctx = g.op("MatMul", [g.op("Softmax", [sc], axis=-1), v])
+    ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), c.merged_shape])
+    o = g.linear(ctx, f"{p}.attention.output.dense", H, H)
+    return g.layer_norm(g.op("Add", [o, h]), f"{p}.attention.output.LayerNorm", H, s.eps)
+
+
+def _gelu(g, c: _LayerConstants, x):
+    """Exact GELU, as torch exports it: x * (erf(x / sqrt 2) + 1) / 2."""
+    erf = g.op("Erf", [g.op("Div", [x, c.sqrt2])])
+    return g.op("Mul", [g.op("Mul", [x, g.op("Add", [erf, c.one])]), c.half])
+
+
 def _jina_model(seed: int, s: Shape):
     from onnx import TensorProto
 
@@ -343,35 +379,17 @@ def _jina_model(seed: int, s: Shape):
     slopes = -np.asarray(alibi_slopes(s.heads), np.float32).reshape(1, s.heads, 1, 1)
     alibi = g.op("Mul", [g.const(slopes), g.op("Unsqueeze", [rel, g.const([0, 1], np.int64)])])
 
-    heads_shape = g.const([0, 0, s.heads, s.head], np.int64)
-    merged_shape = g.const([0, 0, H], np.int64)
-    scale, half, one = g.const(math.sqrt(s.head)), g.const(0.5), g.const(1.0)
-    sqrt2 = g.const(math.sqrt(2.0))
+    c = _LayerConstants(g, s)
     cut = [g.const([a], np.int64) for a in (0, I, 2 * I)]
     last = g.const([2], np.int64)
     for i in range(s.layers):
         p = f"encoder.layer.{i}"
-
-        def split_heads(x, perm):
-            return g.op("Transpose", [g.op("Reshape", [x, heads_shape])], perm=perm)
-
-        q = split_heads(g.linear(h, f"{p}.attention.self.query", H, H), [0, 2, 1, 3])
-        k = split_heads(g.linear(h, f"{p}.attention.self.key", H, H), [0, 2, 3, 1])
-        v = split_heads(g.linear(h, f"{p}.attention.self.value", H, H), [0, 2, 1, 3])
-        sc = g.op("Div", [g.op("MatMul", [q, k]), scale])
-        sc = g.op("Add", [g.op("Add", [sc, mask]), alibi])
-        ctx = g.op("MatMul", [g.op("Softmax", [sc], axis=-1), v])
-        ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merged_shape])
-        o = g.linear(ctx, f"{p}.attention.output.dense", H, H)
-        h = g.layer_norm(g.op("Add", [o, h]), f"{p}.attention.output.LayerNorm", H, s.eps)
-
+        h = _attention(g, c, h, p, s, mask, alibi)
         # GEGLU: gated_layers (no bias) -> GELU(first half) * second half -> wo
         gl = g.linear(h, f"{p}.mlp.gated_layers", H, 2 * I, bias=False)
         gate = g.op("Slice", [gl, cut[0], cut[1], last])
         value = g.op("Slice", [gl, cut[1], cut[2], last])
-        erf = g.op("Erf", [g.op("Div", [gate, sqrt2])])  # exact GELU, as torch exports it
-        gelu = g.op("Mul", [g.op("Mul", [gate, g.op("Add", [erf, one])]), half])
-        o = g.linear(g.op("Mul", [gelu, value]), f"{p}.mlp.wo", I, H)
+        o = g.linear(g.op("Mul", [_gelu(g, c, gate), value]), f"{p}.mlp.wo", I, H)
         h = g.layer_norm(g.op("Add", [o, h]), f"{p}.mlp.layernorm", H, s.eps)
     return _finish(g, h, s, "jina_bert_v2_standin")
 
@@ -394,28 +412,11 @@ def _bert_model(seed: int, s: Shape):
     h = g.layer_norm(h, "embeddings.LayerNorm", H, s.eps)
     mask = _padding_mask(g)
 
-    heads_shape = g.const([0, 0, s.heads, s.head], np.int64)
-    merged_shape = g.const([0, 0, H], np.int64)
-    scale, half, one = g.const(math.sqrt(s.head)), g.const(0.5), g.const(1.0)
-    sqrt2 = g.const(math.sqrt(2.0))
+    c = _LayerConstants(g, s)
     for i in range(s.layers):
         p = f"encoder.layer.{i}"
-
-        def split_heads(x, perm):
-            return g.op("Transpose", [g.op("Reshape", [x, heads_shape])], perm=perm)
-
-        q = split_heads(g.linear(h, f"{p}.attention.self.query", H, H), [0, 2, 1, 3])
-        k = split_heads(g.linear(h, f"{p}.attention.self.key", H, H), [0, 2, 3, 1])
-        v = split_heads(g.linear(h, f"{p}.attention.self.value", H, H), [0, 2, 1, 3])
-        sc = g.op("Add", [g.op("Div", [g.op("MatMul", [q, k]), scale]), mask])
-        ctx = g.op("MatMul", [g.op("Softmax", [sc], axis=-1), v])
-        ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merged_shape])
-        o = g.linear(ctx, f"{p}.attention.output.dense", H, H)
-        h = g.layer_norm(g.op("Add", [o, h]), f"{p}.attention.output.LayerNorm", H, s.eps)
-
-        x = g.linear(h, f"{p}.intermediate.dense", H, I)
-        erf = g.op("Erf", [g.op("Div", [x, sqrt2])])  # exact GELU, as torch exports it
-        x = g.op("Mul", [g.op("Mul", [x, g.op("Add", [erf, one])]), half])
+        h = _attention(g, c, h, p, s, mask)
+        x = _gelu(g, c, g.linear(h, f"{p}.intermediate.dense", H, I))
         o = g.linear(x, f"{p}.output.dense", I, H)
         h = g.layer_norm(g.op("Add", [o, h]), f"{p}.output.LayerNorm", H, s.eps)
     return _finish(g, h, s, "bert_standin_" + s.key.replace("-", "_").replace(".", "_"))

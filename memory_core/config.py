@@ -41,16 +41,24 @@ def check_project(project: str | os.PathLike) -> Path:
     path = Path(os.path.abspath(os.fspath(project)))
     if not path.is_dir():
         raise UserError(f"{path} is not an existing folder: no project to keep memory for")
-    if path == Path(path.anchor):
-        raise UserError(f"{path} is the root of the file system, not a project")
-    try:
-        home = Path(os.path.expanduser("~")).resolve()
-    except OSError:
-        home = None
-    if home is not None and path.resolve() == home:
-        raise UserError(f"{path} is the home folder, not a project (run inside a project, "
-                        "or pass --memory-dir)")
+    what = _root_or_home(path)
+    if what:
+        raise UserError(f"{path} is {what}, not a project (run inside a project, or pass "
+                        "--memory-dir)")
     return path
+
+
+def _root_or_home(path: Path) -> str | None:
+    """"the root of the file system" / "the home folder itself" when `path` is one of the two
+    folders cursor-memory never fills, else None."""
+    if path == Path(path.anchor):
+        return "the root of the file system"
+    try:
+        if path.resolve() == Path(os.path.expanduser("~")).resolve():
+            return "the home folder itself"
+    except OSError:
+        pass
+    return None
 
 
 def memory_dir_for(project: str | os.PathLike) -> Path:
@@ -72,14 +80,9 @@ def check_memory_dir(value: str) -> Path:
     """A memory folder named by the user: anything but a file-system root or the home
     folder itself (whose daily/ and index.sqlite would land among the user's own files)."""
     path = Path(os.path.abspath(os.path.expanduser(value)))
-    if path == Path(path.anchor):
-        raise UserError(f"{path} is the root of the file system, not a memory folder")
-    try:
-        if path.resolve() == Path(os.path.expanduser("~")).resolve():
-            raise UserError(f"{path} is the home folder itself, not a memory folder "
-                            "(name a folder inside it)")
-    except OSError:
-        pass
+    what = _root_or_home(path)
+    if what:
+        raise UserError(f"{path} is {what}, not a memory folder (name a folder inside it)")
     return path
 
 

@@ -113,3 +113,9 @@ def history(conn, ids) -> dict:
         if kind == "forgotten" or target not in out:
             out[target] = (kind, by)
     return out
+
+
+def forgotten(conn, record_id: str) -> bool:
+    """Is there a tombstone for this id already?"""
+    return conn.execute("SELECT 1 FROM corrections WHERE target = ? AND kind = 'forgotten' "
+                        "LIMIT 1", (record_id,)).fetchone() is not None

@@ -128,11 +128,10 @@ class Memory:
 
     def _forgotten(self, record_id: str) -> bool:
         """Does a tombstone for this id exist already (in the index, synced first)?"""
+        from .corrections import forgotten
         try:
             self.sync(embed=False)
-            return bool(self.index.run(lambda conn: conn.execute(
-                "SELECT 1 FROM corrections WHERE target = ? AND kind = 'forgotten' LIMIT 1",
-                (record_id,)).fetchone()))
+            return self.index.run(lambda conn: forgotten(conn, record_id))
         except CursorMemoryError:  # no usable index: a second tombstone is harmless
             return False
 

@@ -136,15 +136,19 @@ def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
 
 
+def clone(origin, dest):
+    """A clone of `origin` at `dest` that can commit."""
+    git(dest.parent, "clone", "-q", str(origin), str(dest))
+    git(dest, "config", "user.email", "x@y")
+    git(dest, "config", "user.name", "x")
+
+
 def test_lines_a_git_pull_rebase_inserts_are_indexed(tmp_path):
     """#13.2: two clones of one repository; the other side's line lands before ours (same
     inode, same first 4 KB, longer lines after): the next sync finds it, skips nothing."""
     origin, a, b = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
     git(tmp_path, "init", "-q", "--bare", str(origin))
-    git(tmp_path, "clone", "-q", str(origin), str(a))
-    for clone in (a,):
-        git(clone, "config", "user.email", "x@y")
-        git(clone, "config", "user.name", "x")
+    clone(origin, a)
     day = "2026-10-01"
     data = a / ".cursor/skills/memory-data"
     common = Memory(data)
@@ -156,9 +160,7 @@ def test_lines_a_git_pull_rebase_inserts_are_indexed(tmp_path):
     git(a, "add", "-A")
     git(a, "commit", "-qm", "init")
     git(a, "push", "-q", "origin", "HEAD")
-    git(tmp_path, "clone", "-q", str(origin), str(b))
-    git(b, "config", "user.email", "x@y")
-    git(b, "config", "user.name", "x")
+    clone(origin, b)
     daily_a = next((a / ".cursor/skills/memory-data/daily").iterdir())
     daily_b = b / ".cursor/skills/memory-data/daily" / daily_a.name
     with open(daily_a, "a") as f:
@@ -662,27 +664,22 @@ def test_two_clones_that_both_consolidated_merge_without_losing_a_fact(tmp_path,
     from memory_core import install
     origin, a, b = tmp_path / "origin.git", tmp_path / "a", tmp_path / "b"
     git(tmp_path, "init", "-q", "--bare", str(origin))
-    git(tmp_path, "clone", "-q", str(origin), str(a))
-    for clone in (a,):
-        git(clone, "config", "user.email", "x@y")
-        git(clone, "config", "user.name", "x")
+    clone(origin, a)
     monkeypatch.setenv("HOME", str(tmp_path))
     install.install(a, mcp=False)
     git(a, "add", "-A")
     git(a, "commit", "-qm", "install")
     git(a, "push", "-q", "origin", "HEAD")
-    git(tmp_path, "clone", "-q", str(origin), str(b))
-    git(b, "config", "user.email", "x@y")
-    git(b, "config", "user.name", "x")
-    for clone, text in ((a, "Clone A moved the queue to Kafka"), (b, "Clone B moved search to Meilisearch")):
+    clone(origin, b)
+    for project, text in ((a, "Clone A moved the queue to Kafka"), (b, "Clone B moved search to Meilisearch")):
         monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-01-01T10:00:00Z")
-        Memory(clone / ".cursor/skills/memory-data").save_fact(text)
+        Memory(project / ".cursor/skills/memory-data").save_fact(text)
         monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-05-01T10:00:00Z")  # consolidate, then prune the day
-        assert call("sessionEnd", cursor("sessionEnd", clone, conv=f"end-{clone.name}")) == {}
-        assert not list((clone / ".cursor/skills/memory-data/daily").glob("2026-01-01.jsonl"))
-        git(clone, "add", "-A")
-        git(clone, "commit", "-qm", clone.name)
-        if clone is a:
+        assert call("sessionEnd", cursor("sessionEnd", project, conv=f"end-{project.name}")) == {}
+        assert not list((project / ".cursor/skills/memory-data/daily").glob("2026-01-01.jsonl"))
+        git(project, "add", "-A")
+        git(project, "commit", "-qm", project.name)
+        if project is a:
             git(a, "push", "-q")
     git(b, "pull", "-q", "--no-rebase", "--no-edit")
     mem = Memory(b / ".cursor/skills/memory-data")

@@ -51,9 +51,10 @@ print(m.index.run(vectors.count_pending))
 FLOORS = """
 import json, time
 from memory_core import Memory
+from memory_core.embeddings import WORKERS
 queries = json.loads({queries!r})
 m = Memory({root!r})
-emb = m.embedder()
+emb = m.embedder(threads=WORKERS)  # as the server loads it
 m.search(queries[0]); m.search(queries[1])
 embed, search = [], []
 for q in queries:

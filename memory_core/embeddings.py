@@ -4,7 +4,8 @@ network), imported only when vectors are actually needed (fastembed is slow to i
 The model runs each call on one thread, and a set of batches as that many calls in parallel
 (onnxruntime releases the GIL): onnxruntime's own thread pool spins its threads after every
 call, taking the core the keyword search beside a query's embedding needs (docs/benchmarks.md
-"Hybrid search: thread pools"). Documents are sorted by length and cut into batches of
+"Hybrid search: thread pools"). A warm process that answers one query at a time (the MCP
+server) loads it with a thread per core instead: a lone query's embedding is its wait. Documents are sorted by length and cut into batches of
 similar length (a batch is padded to its longest text, so one long text would make every
 short one in its batch cost as much), and a small set is split so every core works.
 """
@@ -114,12 +115,13 @@ def describe(root) -> str:
     return f"{name} from {path}" if path else name
 
 
-def load(root, *, quiet: bool = False) -> Embedder | None:
+def load(root, *, quiet: bool = False, threads: int = 1) -> Embedder | None:
     """The configured model from local files, or None (with one notice) when it is not
-    there: search then answers with keywords only."""
+    there: search then answers with keywords only. `threads`: onnxruntime threads per call
+    (1 unless the process answers one query at a time and nothing else runs beside it)."""
     name, path = model_settings(Path(root))
     try:
-        return _load(name, path)
+        return _load(name, path, threads)
     except UserError as e:
         if not quiet:
             from .log import note
@@ -130,8 +132,8 @@ def load(root, *, quiet: bool = False) -> Embedder | None:
 _LOADED: dict = {}
 
 
-def _load(name: str, path: str | None) -> Embedder:
-    key = (name, path)
+def _load(name: str, path: str | None, threads: int = 1) -> Embedder:
+    key = (name, path, threads)
     if key in _LOADED:
         return _LOADED[key]
     if path and not os.path.isfile(os.path.join(path, "model.onnx")) and not any(
@@ -143,7 +145,7 @@ def _load(name: str, path: str | None) -> Embedder:
         _quiet_fastembed()
     except ImportError:
         raise UserError("fastembed is not installed; keyword search only") from None
-    kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True, "threads": 1}
+    kwargs = {"cache_dir": str(model_cache_dir()), "local_files_only": True, "threads": threads}
     if path:
         kwargs["specific_model_path"] = path
     try:
@@ -157,7 +159,8 @@ def _load(name: str, path: str | None) -> Embedder:
         raise UserError(f"embedding model {name} is not downloaded "
                         "(run `cursor-memory model download`); keyword search only") from None
     _cap_tokens(model)
-    embedder = Embedder(name, model)
+    # batches in parallel only when each runs on one thread (more would fight for the cores)
+    embedder = Embedder(name, model, workers=WORKERS if threads == 1 else 1)
     _LOADED[key] = embedder
     return embedder
 

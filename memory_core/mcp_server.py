@@ -210,7 +210,9 @@ class Tools:
         self._model = "loading"
 
         def load():
-            embedder = self.memory.embedder(quiet=True)
+            from .embeddings import WORKERS
+            # one query at a time, its embedding the longest wait: every core on it
+            embedder = self.memory.embedder(quiet=True, threads=WORKERS)
             self._model = "ready" if embedder is not None else "none"
             if embedder is not None:
                 threading.Thread(target=self._fill_forever, name="cm-fill", daemon=True).start()

@@ -156,11 +156,12 @@ class Memory:
             self._index.linked = self.link is not None
         return self._index
 
-    def embedder(self, *, quiet: bool = False):
-        """The embedding model, loaded once from local files; None when there is none."""
+    def embedder(self, *, quiet: bool = False, threads: int = 1):
+        """The embedding model, loaded once from local files; None when there is none.
+        `threads` per call: see embeddings.load."""
         if not self._embedder_tried:
             from . import embeddings
-            self._embedder = embeddings.load(self.root, quiet=quiet)
+            self._embedder = embeddings.load(self.root, quiet=quiet, threads=threads)
             self._embedder_tried = True
         return self._embedder
 

@@ -18,14 +18,14 @@ from memory_core.memory import Memory  # noqa: E402
 if os.environ.get("NOISY") == "1":
     loaded = Memory.embedder
 
-    def noisy_embedder(self, *, quiet=False):
+    def noisy_embedder(self, *, quiet=False, threads=1):
         import ctypes
         os.write(1, b"garbage from os.write(1) while loading\n")
         print("garbage from print() while loading")
         libc = ctypes.CDLL(None)
         libc.puts(b"garbage from C puts() while loading")
         libc.fflush(None)
-        return loaded(self, quiet=quiet)
+        return loaded(self, quiet=quiet, threads=threads)
 
     Memory.embedder = noisy_embedder
 

@@ -312,3 +312,20 @@ def test_documents_embedded_in_parallel_batches_come_back_in_order(mem):
     for i in (0, 5, embeddings.MAX_BATCH, len(texts) - 1):
         assert np.allclose(together[i], embedder.embed([texts[i]])[0], atol=1e-5)
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_model_loaded_with_a_thread_per_core_gives_the_same_vectors(tmp_path):
+    """The MCP server loads the model with several threads per call (a lone query's
+    embedding is its wait); the vectors must be those every other process makes."""
+    import numpy as np
+
+    from memory_core import Memory, embeddings
+    single = Memory(tmp_path / "a").embedder()
+    threaded = Memory(tmp_path / "b").embedder(threads=2)
+    assert threaded is not single
+    assert threaded.model.model.model.get_session_options().intra_op_num_threads == 2
+    assert threaded.workers == 1  # batches in turn: each already has every core
+    texts = ["deploy window is Friday", "决定使用 Redis 作为会话缓存", "x" * 300]
+    assert np.allclose(threaded.embed(texts), single.embed(texts), atol=1e-5)
+    assert np.allclose(threaded.embed_query(texts[0]), single.embed_query(texts[0]), atol=1e-5)
+    assert embeddings.load(tmp_path / "a", threads=2) is threaded  # loaded once per process

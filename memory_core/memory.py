@@ -6,12 +6,13 @@ is opened only by sync, search and the commands that read it.
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 from . import jsonl, records
 from .config import project_of_memory, today
-from .errors import CursorMemoryError, IndexError_, UserError
+from .errors import CursorMemoryError, IndexError_, StorageError, UserError
 
 
 class Memory:
@@ -22,8 +23,6 @@ class Memory:
     expanded) and may not be a file-system root or the home folder itself."""
 
     def __init__(self, path, *, project=None, create: bool = True):
-        import os
-
         from .config import check_memory_dir
         from .files import link_on_path
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
@@ -63,7 +62,6 @@ class Memory:
     def _writable(self) -> None:
         """StorageError when the folder is reached through a link (never written through)."""
         if self.link is not None:
-            from .errors import StorageError
             raise StorageError(f"cannot write to {self.root}: {self.link} is a symbolic link "
                                "(cursor-memory never writes through links)")
 
@@ -71,7 +69,6 @@ class Memory:
         """The folder layout, made once."""
         if self._made or self.link is not None:
             return
-        from .errors import StorageError
         from .files import make_private_dir
         try:
             make_private_dir(self.root)
@@ -206,7 +203,6 @@ class Memory:
 
         targets = None
         if ref:
-            import os
             from .refs import targets_of
             if not isinstance(ref, (str, os.PathLike)):
                 raise UserError(f"ref must be a path, a url or category:id, not {ref!r:.40}")
@@ -247,7 +243,6 @@ class Memory:
         context.Context: `.text` and the `.ids` of the records it shows. Built from the files
         alone when the index is not ready by `deadline`."""
         from . import context
-        from .errors import IndexError_, StorageError
         from .sync import SyncReport
         try:
             report = self.sync(embed=False, deadline=deadline)

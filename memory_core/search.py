@@ -1,8 +1,7 @@
 """Search: FTS5 BM25 and vector KNN candidates (and BM25 again within the days a query
-names) fused with Reciprocal Rank Fusion (Cormack et al., SIGIR 2009), duplicates collapsed so one fact
-never fills the top 5 twice, then reranked: consolidated records ahead of raw lines of
-similar rank, session summaries with their session's lines, and for "what is X now" the
-newest record about X on top. docs/retrieval.md has the numbers behind each.
+names) fused with Reciprocal Rank Fusion (Cormack et al., SIGIR 2009), duplicates collapsed
+so one fact never fills the top 5 twice, then reranked: session summaries with their
+session's lines, and for "what is X now" the newest record about X on top. docs/retrieval.md has the numbers behind each.
 """
 from __future__ import annotations
 
@@ -480,16 +479,13 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if fill.store_unavailable:
             notes.append("this index keeps vectors in sqlite-vec, which this Python cannot load: "
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")
-    fused = fusion
     hint = temporal.parse(query, clock())
     counted = {"keyword_only": 0}
 
-    # words that name days are matched by date (the dated list) and also as keywords: taking
-    # them out of the keywords scored lower on both halves (docs/retrieval.md)
-    keywords = query
-
     def search(conn):
-        fts = fts_candidates(conn, keywords, filters, depth) if mode != "vector" else []
+        # words that name days are matched by date (the dated list) and also as keywords:
+        # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
+        fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
         vec = []
         if qvec is not None:
             if vectors.usable(conn, embedder.identity):
@@ -500,9 +496,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 notes.append("vectors are not available in this index yet: keyword results only")
         dated = []
         if hint.start is not None and mode != "vector":  # the days the query names
-            dated = dated_candidates(conn, keywords, filters.within(hint.start, hint.end),
+            dated = dated_candidates(conn, query, filters.within(hint.start, hint.end),
                                      hint.end - hint.start, depth)
-        ranked = fuse(fts, vec, *fused, dated=dated)
+        ranked = fuse(fts, vec, *fusion, dated=dated)
         if filters.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, filters, depth)
         hits = collapse(load_hits(conn, ranked, project))

@@ -161,8 +161,7 @@ def source_files(root: Path) -> list[str]:
     try:
         with os.scandir(daily) as it:
             out += sorted(("daily/" + e.name for e in it
-                           if e.name.endswith(".jsonl") and _DAILY_NAME.match(e.name)
-                           and e.is_file(follow_symlinks=False)),
+                           if _DAILY_NAME.match(e.name) and e.is_file(follow_symlinks=False)),
                           reverse=True)
     except (FileNotFoundError, NotADirectoryError):
         pass

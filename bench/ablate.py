@@ -59,6 +59,13 @@ def variants():
         ("shipped", "everything on", lambda undo: None),
         ("- neighbour context", "daily lines without the line before them",
          lambda undo: _patch(sync, "_tail", lambda t: None, undo)),
+        ("  context of any line", "every daily line gets the line before, not only a spoken "
+         "one (NEIGHBOUR_OF = any)", lambda undo: _patch(sync, "NEIGHBOUR_OF", "any", undo)),
+        ("  context of replies", "only a line of another speaker gets the line before "
+         "(NEIGHBOUR_OF = replies)", lambda undo: _patch(sync, "NEIGHBOUR_OF", "replies", undo)),
+        ("  before memdaily", "both rules of the MemDaily round off: context of any line, time "
+         "words of every sentence", lambda undo: (_patch(sync, "NEIGHBOUR_OF", "any", undo),
+                                                  _patch(temporal, "ASKED_ONLY", False, undo))),
         ("- parts", "long records not indexed by their lines",
          lambda undo: _patch(sync, "parts", lambda row: [], undo)),
         ("- context column", "entities, headings, topics and the neighbour line not scored "
@@ -68,6 +75,8 @@ def variants():
          lambda undo: _patch(search, "POSTINGS_BUDGET", 10 ** 12, undo)),
         ("- summary shares session", "SESSION_SHARE = 0",
          lambda undo: _patch(search, "SESSION_SHARE", 0.0, undo)),
+        ("  time of the whole query", "time words read in every sentence, not only the asking "
+         "ones (ASKED_ONLY = False)", lambda undo: _patch(temporal, "ASKED_ONLY", False, undo)),
         ("- dated list", "days named in the query not searched on their own", no_dates),
         ("- newest/oldest first", "no promotion (ABOUT_DEPTH = 0)",
          lambda undo: _patch(search, "ABOUT_DEPTH", 0, undo)),

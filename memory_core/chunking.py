@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from .text import count_tokens
 
 # 2: neighbour context for daily lines; parts of long records (sync.py); 3: unique MEMORY.md
-# ids (a "#" in a heading is escaped, and a numbered duplicate never takes another's id)
-CHUNKER_VERSION = "3"
+# ids (a "#" in a heading is escaped, and a numbered duplicate never takes another's id);
+# 4: neighbour context only between lines of a conversation (sync.NEIGHBOUR_OF)
+CHUNKER_VERSION = "4"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 

@@ -41,10 +41,14 @@ SLICE_LINES = 2000  # records per transaction: what a kill can lose
 DEADLINE_SLICE_LINES = 250
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
 MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
-# A daily line is indexed with the tail of the line before it in the same session, as
-# low-weight keyword context: in a conversation a reply's meaning lives partly in what it
-# answers (docs/retrieval.md "Neighbour context").
+# A daily line that answers the line before it (another speaker, same session) is indexed
+# with that line's tail as low-weight keyword context: a reply's meaning lives partly in
+# what it answers. Lines of one speaker, or of none (saved facts), are statements of their
+# own and get none (docs/retrieval.md "Neighbour context").
 NEIGHBOUR_CHARS = 150
+NEIGHBOUR_OF = "conversation"  # "conversation": lines that both name a speaker; "replies":
+# ... of two different speakers; "any": every line (the ablation's alternatives)
+_SPEAKER = re.compile(r"\s*([^\s:：/]{1,30})\s?[:：](?!//)")
 
 
 @dataclass
@@ -480,7 +484,8 @@ def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, rep
         record = ln.record
         try:
             thread = _thread(record) if before is not None else None
-            row = to_chunk(rel, record, before.get(thread) if thread else None, ln.offset)
+            row = to_chunk(rel, record, _answered(before.get(thread), record) if thread else None,
+                           ln.offset)
             found = refs.of_record(record, row.content, project) if row is not None else []
             fixes = corrections.rows_of(rel, record)
         except Exception as e:  # noqa: BLE001 - whatever a line holds, it is skipped, not fatal
@@ -498,7 +503,7 @@ def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, rep
             chunks.update((p.id, p) for p in parts(row))
             decisions[row.id] = [d for d in record.get("decisions") or [] if isinstance(d, str)]
         if thread:
-            before[thread] = row.content
+            before[thread] = (row.content, speaker_of(record))
     for n, reason in batch.skipped:
         report.skipped.append(f"{rel}:{n}: {reason}")
     if batch.skipped:
@@ -582,8 +587,31 @@ def _thread(record: dict):
     return (session, record.get("type") == "transcript") if session else None
 
 
+def speaker_of(record: dict) -> str | None:
+    """Who said a line: a transcript turn's role, `source.speaker`, or a "Name:" / "名字："
+    opening its content; None for a saved fact that names no one."""
+    source = record.get("source") if isinstance(record.get("source"), dict) else {}
+    for who in (record.get("role"), source.get("speaker")):
+        if isinstance(who, str) and who.strip():
+            return who.strip().casefold()
+    m = _SPEAKER.match(record.get("content") or "") if isinstance(record.get("content"), str) else None
+    return m.group(1).casefold() if m else None
+
+
+def _answered(previous, record: dict) -> str | None:
+    """The line before as context when both are lines of a conversation (NEIGHBOUR_OF)."""
+    if previous is None:
+        return None
+    text, speaker = previous
+    if NEIGHBOUR_OF != "any":
+        mine = speaker_of(record)
+        if speaker is None or mine is None or NEIGHBOUR_OF == "replies" and mine == speaker:
+            return None
+    return text
+
+
 def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
-    """{thread: content of its last indexed line} from the lines just before `offset` (at
+    """{thread: (content, speaker) of its last indexed line} from the lines just before `offset` (at
     most TAIL_BYTES back), so that an appended line gets the same context as in a full read."""
     start = max(0, offset - TAIL_BYTES)
     lines = data[start:offset].split(b"\n")
@@ -597,7 +625,7 @@ def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
         try:
             thread = _thread(record)
             if thread and to_chunk(rel, record) is not None:
-                out[thread] = record["content"]
+                out[thread] = (record["content"], speaker_of(record))
         except Exception:  # noqa: BLE001 - a bad line gives no context
             continue
     return out

@@ -149,13 +149,29 @@ _OLDEST = re.compile(
     r"\bearliest\b|\bin\s+the\s+beginning\b|\boriginal\b", re.I)
 
 
+_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[.;；])\s+")
+
+
+def asked(query: str) -> str:
+    """The sentences of a query that ask (end in "?" or "？"): a question's time words scope
+    it, not the small talk around it ("今天天气真好。…那个规模是三千人的活动，地点是什么？").
+    The whole query when it is one sentence or none of its sentences asks."""
+    parts = [p.strip() for p in _SENTENCE_END.split(query) if p and p.strip()]
+    asking = [p for p in parts if p.endswith(("?", "？"))]
+    return " ".join(asking) if asking and len(parts) > 1 and ASKED_ONLY else query
+
+
+ASKED_ONLY = True
+
+
 def parse(query: str, now: datetime) -> TimeHint:
-    """The time hint of a query ('' and queries without time words give an empty hint).
-    A query of several lines is a conversation: its "今天" and "最近" are the speakers',
-    not the search's, so it gets none."""
+    """The time hint of a query ('' and queries without time words give an empty hint),
+    read from the sentences that ask (see `asked`). A query of several lines is a
+    conversation: its "今天" and "最近" are the speakers', not the search's, so it gets none."""
     hint = TimeHint()
     if not query or len([line for line in query.splitlines() if line.strip()]) > 1:
         return hint
+    query = asked(query)
     today = now.astimezone().date()
     spans, _ = _spans(query, today)
     if spans:

@@ -171,6 +171,23 @@ def test_the_line_before_is_context_only_within_the_same_session(mem):
     assert other["id"] not in ids(hits)
 
 
+def test_a_saved_fact_does_not_carry_the_words_of_the_fact_before_it(mem):
+    """Facts saved one after another are statements of their own: a small-talk line after
+    a fact must not be found by the fact's words (MemDaily, docs/retrieval.md)."""
+    fact = _line(mem, "我的上司挺喜欢登山的", "2026-03-01", "s1")
+    chat = _line(mem, "谢谢你陪我聊天", "2026-03-01", "s1")
+    found = ids(mem.search("上司喜欢什么运动？登山吗", mode="fts", limit=5))
+    assert fact["id"] in found
+    assert chat["id"] not in found
+
+
+def test_in_a_conversation_a_line_keeps_the_line_before_as_context(mem):
+    _line(mem, "用户：我周末去杭州见了老同学", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
+    said = _line(mem, "用户：他现在在阿里做算法", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
+    found = ids(mem.search("杭州的老同学", mode="fts", limit=5))
+    assert said["id"] in found  # a spoken line continues the one before it
+
+
 def test_an_appended_line_gets_the_same_context_as_in_a_full_read(mem):
     import sqlite3
     _line(mem, "Mia: Which cache do we use for sessions?", "2026-03-01", "chat-1")

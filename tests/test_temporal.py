@@ -68,6 +68,25 @@ def test_a_conversation_has_no_time_hint():
     assert not parse(talk, NOW)
 
 
+@pytest.mark.parametrize("query, expected", [
+    # small talk before the question: its 今天/最近 are not the question's
+    ("今天天气真好，阳光明媚。最近也挺忙的。我想问的是：那个规模是三千人的活动，地点是什么？", None),
+    ("The build broke again today. What did we decide about the cache last week?",
+     ("2026-10-05", "2026-10-12")),
+    ("昨天又下雨了。上周三的会议定了什么？", ("2026-10-07", "2026-10-08")),
+    # one sentence, or no sentence that asks: every time word counts
+    ("昨天我们讨论了缓存，最后决定用什么方案？", ("2026-10-14", "2026-10-15")),
+    ("昨天的部署。", ("2026-10-14", "2026-10-15")),
+])
+def test_time_words_count_in_the_sentence_that_asks(query, expected):
+    assert days(query) == expected
+
+
+def test_newest_intent_in_small_talk_is_not_the_questions():
+    assert parse("最近天气变化真大。那个职业是医生的人，邮箱地址是什么？", NOW).order is None
+    assert parse("天气变化真大。那个医生现在的邮箱是什么？", NOW).order == NEWEST
+
+
 def test_the_clock_comes_from_cursor_memory_now(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     from memory_core.config import now

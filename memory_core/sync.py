@@ -41,10 +41,10 @@ SLICE_LINES = 2000  # records per transaction: what a kill can lose
 DEADLINE_SLICE_LINES = 250
 TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
 MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
-# A daily line that answers the line before it (another speaker, same session) is indexed
-# with that line's tail as low-weight keyword context: a reply's meaning lives partly in
-# what it answers. Lines of one speaker, or of none (saved facts), are statements of their
-# own and get none (docs/retrieval.md "Neighbour context").
+# A line of a conversation (it and the line before it in its session both name a speaker)
+# is indexed with that line's tail as low-weight keyword context: a reply's meaning lives
+# partly in what it answers. Saved facts, which name no speaker, are statements of their
+# own and get none (docs/retrieval.md "MemDaily" and "Neighbour context").
 NEIGHBOUR_CHARS = 150
 NEIGHBOUR_OF = "conversation"  # "conversation": lines that both name a speaker; "replies":
 # ... of two different speakers; "any": every line (the ablation's alternatives)
@@ -611,8 +611,8 @@ def _answered(previous, record: dict) -> str | None:
 
 
 def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
-    """{thread: (content, speaker) of its last indexed line} from the lines just before `offset` (at
-    most TAIL_BYTES back), so that an appended line gets the same context as in a full read."""
+    """{thread: (content, speaker) of its last indexed line} from the lines just before
+    `offset` (at most TAIL_BYTES back), so that an appended line gets the same context as in a full read."""
     start = max(0, offset - TAIL_BYTES)
     lines = data[start:offset].split(b"\n")
     if start:

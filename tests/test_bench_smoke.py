@@ -58,3 +58,22 @@ def test_the_perf_suite_runs_on_a_small_store(tmp_path):
         figures = json.loads(res.read_text())["results"]
         assert len(figures) >= 7 and all(v.get("median", v.get("rows_per_second")) > 0
                                          for v in figures.values())
+
+
+def test_the_memdaily_harness_runs_on_trajectories_in_memsims_format(tmp_path):
+    """bench/memdaily.py on three trajectories written for the tests in MemSim's format
+    (tests/data/memsim): each becomes a store of its own with 9x chit-chat, and is scored."""
+    out = tmp_path / "m.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "memdaily.py"), "--memsim",
+                           str(ROOT / "tests" / "data" / "memsim"), "--split", "all",
+                           "--modes", "fts,bm25", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    for mode in ("fts", "bm25"):
+        o = doc["results"][mode]["overall"]
+        assert o["n"] == 3 and o["hit5"] == 1.0  # 36-45 lines a store, the facts still found
+    assert doc["results"]["fts"]["categories"].keys() == {"noisy"}
+    bad = subprocess.run([sys.executable, str(ROOT / "bench" / "memdaily.py"), "--memsim",
+                          str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: no ")

@@ -51,6 +51,12 @@ def variants():
     def no_digest(undo):
         _patch(search, "DIGEST_DAYS", -1, undo)
 
+    def any_line(undo):
+        _patch(sync, "_answered", lambda previous, speaker: previous and previous[0], undo)
+
+    def whole_query(undo):
+        _patch(temporal, "asked", lambda query: query, undo)
+
     def unweighted_about(undo):
         import math
         _patch(math, "log", lambda x: 1.0, undo)
@@ -59,13 +65,10 @@ def variants():
         ("shipped", "everything on", lambda undo: None),
         ("- neighbour context", "daily lines without the line before them",
          lambda undo: _patch(sync, "_tail", lambda t: None, undo)),
-        ("  context of any line", "every daily line gets the line before, not only a spoken "
-         "one (NEIGHBOUR_OF = any)", lambda undo: _patch(sync, "NEIGHBOUR_OF", "any", undo)),
-        ("  context of replies", "only a line of another speaker gets the line before "
-         "(NEIGHBOUR_OF = replies)", lambda undo: _patch(sync, "NEIGHBOUR_OF", "replies", undo)),
+        ("  context of any line", "every daily line gets the line before, not only a line of a "
+         "conversation", any_line),
         ("  before memdaily", "both rules of the MemDaily round off: context of any line, time "
-         "words of every sentence", lambda undo: (_patch(sync, "NEIGHBOUR_OF", "any", undo),
-                                                  _patch(temporal, "ASKED_ONLY", False, undo))),
+         "words of every sentence", lambda undo: (any_line(undo), whole_query(undo))),
         ("- parts", "long records not indexed by their lines",
          lambda undo: _patch(sync, "parts", lambda row: [], undo)),
         ("- context column", "entities, headings, topics and the neighbour line not scored "
@@ -76,7 +79,7 @@ def variants():
         ("- summary shares session", "SESSION_SHARE = 0",
          lambda undo: _patch(search, "SESSION_SHARE", 0.0, undo)),
         ("  time of the whole query", "time words read in every sentence, not only the asking "
-         "ones (ASKED_ONLY = False)", lambda undo: _patch(temporal, "ASKED_ONLY", False, undo)),
+         "ones", whole_query),
         ("- dated list", "days named in the query not searched on their own", no_dates),
         ("- newest/oldest first", "no promotion (ABOUT_DEPTH = 0)",
          lambda undo: _patch(search, "ABOUT_DEPTH", 0, undo)),

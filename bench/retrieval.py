@@ -123,7 +123,7 @@ def run_store(name: str, folder: Path, modes, max_queries: int | None, work: Pat
     os.environ["CURSOR_MEMORY_NOW"] = store_now(name, folder)
     mem = Memory(dest)
     t = time.perf_counter()
-    report = mem.sync()
+    report = mem.sync(embed=any(m in ("vector", "hybrid") for m in modes))
     sync_s = time.perf_counter() - t
     queries = [json.loads(line) for line in open(folder / "queries.jsonl", encoding="utf-8")]
     queries = [q for q in queries if q.get("evidence_ids")

@@ -14,7 +14,7 @@ from .text import count_tokens
 
 # 2: neighbour context for daily lines; parts of long records (sync.py); 3: unique MEMORY.md
 # ids (a "#" in a heading is escaped, and a numbered duplicate never takes another's id);
-# 4: neighbour context only between lines of a conversation (sync.NEIGHBOUR_OF)
+# 4: neighbour context only between lines of a conversation (sync.speaker_of)
 CHUNKER_VERSION = "4"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80

@@ -5,9 +5,10 @@ The model runs each call on one thread, and a set of batches as that many calls 
 (onnxruntime releases the GIL): onnxruntime's own thread pool spins its threads after every
 call, taking the core the keyword search beside a query's embedding needs (docs/benchmarks.md
 "Hybrid search: thread pools"). A warm process that answers one query at a time (the MCP
-server) loads it with a thread per core instead: a lone query's embedding is its wait. Documents are sorted by length and cut into batches of
-similar length (a batch is padded to its longest text, so one long text would make every
-short one in its batch cost as much), and a small set is split so every core works.
+server) loads it with a thread per core instead: a lone query's embedding is its wait.
+Documents are sorted by length and cut into batches of similar length (a batch is padded to
+its longest text, so one long text would make every short one in its batch cost as much),
+and a small set is split so every core works.
 """
 from __future__ import annotations
 

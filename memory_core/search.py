@@ -1,7 +1,8 @@
 """Search: FTS5 BM25 and vector KNN candidates (and BM25 again within the days a query
 names) fused with Reciprocal Rank Fusion (Cormack et al., SIGIR 2009), duplicates collapsed
 so one fact never fills the top 5 twice, then reranked: session summaries with their
-session's lines, and for "what is X now" the newest record about X on top. docs/retrieval.md has the numbers behind each.
+session's lines, and for "what is X now" the newest record about X on top.
+docs/retrieval.md has the numbers behind each.
 """
 from __future__ import annotations
 

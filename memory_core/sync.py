@@ -46,8 +46,6 @@ MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start re
 # partly in what it answers. Saved facts, which name no speaker, are statements of their
 # own and get none (docs/retrieval.md "MemDaily" and "Neighbour context").
 NEIGHBOUR_CHARS = 150
-NEIGHBOUR_OF = "conversation"  # "conversation": lines that both name a speaker; "replies":
-# ... of two different speakers; "any": every line (the ablation's alternatives)
 _SPEAKER = re.compile(r"\s*([^\s:：/]{1,30})\s?[:：](?!//)")
 
 
@@ -484,7 +482,8 @@ def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, rep
         record = ln.record
         try:
             thread = _thread(record) if before is not None else None
-            row = to_chunk(rel, record, _answered(before.get(thread), record) if thread else None,
+            speaker = speaker_of(record) if thread else None
+            row = to_chunk(rel, record, _answered(before.get(thread), speaker) if thread else None,
                            ln.offset)
             found = refs.of_record(record, row.content, project) if row is not None else []
             fixes = corrections.rows_of(rel, record)
@@ -503,7 +502,7 @@ def _store_batch(conn, rel: str, batch, report: SyncReport, project, before, rep
             chunks.update((p.id, p) for p in parts(row))
             decisions[row.id] = [d for d in record.get("decisions") or [] if isinstance(d, str)]
         if thread:
-            before[thread] = (row.content, speaker_of(record))
+            before[thread] = (row.content, speaker)
     for n, reason in batch.skipped:
         report.skipped.append(f"{rel}:{n}: {reason}")
     if batch.skipped:
@@ -598,16 +597,12 @@ def speaker_of(record: dict) -> str | None:
     return m.group(1).casefold() if m else None
 
 
-def _answered(previous, record: dict) -> str | None:
-    """The line before as context when both are lines of a conversation (NEIGHBOUR_OF)."""
-    if previous is None:
+def _answered(previous, speaker: str | None) -> str | None:
+    """The line before (content, its speaker) as context for a line of `speaker`, when both
+    are lines of a conversation: both name a speaker."""
+    if previous is None or previous[1] is None or speaker is None:
         return None
-    text, speaker = previous
-    if NEIGHBOUR_OF != "any":
-        mine = speaker_of(record)
-        if speaker is None or mine is None or NEIGHBOUR_OF == "replies" and mine == speaker:
-            return None
-    return text
+    return previous[0]
 
 
 def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:

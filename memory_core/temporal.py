@@ -158,10 +158,7 @@ def asked(query: str) -> str:
     The whole query when it is one sentence or none of its sentences asks."""
     parts = [p.strip() for p in _SENTENCE_END.split(query) if p and p.strip()]
     asking = [p for p in parts if p.endswith(("?", "？"))]
-    return " ".join(asking) if asking and len(parts) > 1 and ASKED_ONLY else query
-
-
-ASKED_ONLY = True
+    return " ".join(asking) if asking and len(parts) > 1 else query
 
 
 def parse(query: str, now: datetime) -> TimeHint:

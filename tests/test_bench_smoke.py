@@ -60,20 +60,28 @@ def test_the_perf_suite_runs_on_a_small_store(tmp_path):
                                          for v in figures.values())
 
 
-def test_the_memdaily_harness_runs_on_trajectories_in_memsims_format(tmp_path):
+def test_memdaily_trajectories_become_stores_the_retrieval_harness_measures(tmp_path):
     """bench/memdaily.py on three trajectories written for the tests in MemSim's format
-    (tests/data/memsim): each becomes a store of its own with 9x chit-chat, and is scored."""
-    out = tmp_path / "m.json"
+    (tests/data/memsim): each becomes a store of its own with 9x chit-chat, which
+    bench/retrieval.py then searches and scores like any other."""
+    stores = tmp_path / "stores"
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "memdaily.py"), "--memsim",
                            str(ROOT / "tests" / "data" / "memsim"), "--split", "all",
-                           "--modes", "fts,bm25", "--out", str(out)],
+                           "--out", str(stores)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert len(list((stores / "memdaily").iterdir())) == 3
+    out = tmp_path / "m.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "retrieval.py"), "--data",
+                           str(stores), "--modes", "fts,bm25", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(out.read_text())
+    entry = json.loads(out.read_text())["results"]["memdaily"]
     for mode in ("fts", "bm25"):
-        o = doc["results"][mode]["overall"]
+        o = entry["modes"][mode]["overall"]
         assert o["n"] == 3 and o["hit5"] == 1.0  # 36-45 lines a store, the facts still found
-    assert doc["results"]["fts"]["categories"].keys() == {"noisy"}
+    assert entry["modes"]["fts"]["categories"].keys() == {"noisy"}
+    assert entry["stores"]["memdaily/06_noisy_roles-1"]["now"].startswith("2024-04-02T21:00")
     bad = subprocess.run([sys.executable, str(ROOT / "bench" / "memdaily.py"), "--memsim",
-                          str(tmp_path)], capture_output=True, text=True, timeout=60)
+                          str(tmp_path), "--out", str(tmp_path / "x")],
+                         capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: no ")

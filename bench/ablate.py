@@ -41,7 +41,7 @@ def variants():
 
         def parse(query, now):
             hint = real(query, now)
-            hint.start = hint.end = None
+            hint.start = hint.end = hint.anchor = None
             return hint
         _patch(temporal, "parse", parse, undo)
 
@@ -81,6 +81,8 @@ def variants():
         ("  time of the whole query", "time words read in every sentence, not only the asking "
          "ones", whole_query),
         ("- dated list", "days named in the query not searched on their own", no_dates),
+        ("- event anchors", "a time named by an event (\"the day before launch\", \"上线当天\") not "
+         "searched", lambda undo: _patch(temporal, "anchor", lambda query: None, undo)),
         ("- newest/oldest first", "no promotion (ABOUT_DEPTH = 0)",
          lambda undo: _patch(search, "ABOUT_DEPTH", 0, undo)),
         ("  aboutness unweighted", "every query word counts 1, not by its rarity", unweighted_about),

@@ -61,10 +61,11 @@ def find_stores(data: Path, names: list[str]) -> list[tuple[str, Path]]:
 
 
 def records_of(folder: Path) -> Path:
-    """The folder holding a store's records: itself, or the shared store its STORE file
-    names (questions written later for the same records)."""
+    """The folder holding a store's records: itself, or the store its STORE file names
+    (questions written later for the same records), shared or one of ours."""
     if (folder / "STORE").exists():
-        return DEFAULT_DATA / (folder / "STORE").read_text().strip()
+        name = (folder / "STORE").read_text().strip()
+        return OWN_DATA / name if (OWN_DATA / name / "daily").is_dir() else DEFAULT_DATA / name
     return folder
 
 

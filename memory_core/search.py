@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 
 from . import corrections, vectors
 from .errors import UserError
@@ -496,9 +496,13 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             else:
                 notes.append("vectors are not available in this index yet: keyword results only")
         dated = []
-        if hint.start is not None and mode != "vector":  # the days the query names
-            dated = dated_candidates(conn, query, filters.within(hint.start, hint.end),
-                                     hint.end - hint.start, depth)
+        start, end = hint.start, hint.end
+        if hint.anchor is not None and mode != "vector":  # "the day before launch"
+            day = event_day(conn, hint.anchor.event, filters)
+            if day is not None:
+                start, end = hint.anchor.stretch(day, day, clock())
+        if start is not None and mode != "vector":  # the days the query names
+            dated = dated_candidates(conn, query, filters.within(start, end), end - start, depth)
         ranked = fuse(fts, vec, *fusion, dated=dated)
         if filters.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, filters, depth)
@@ -538,6 +542,48 @@ def dated_candidates(conn, keywords: str, during: Filters, span, depth: int) -> 
             extra = [pk for pk in extra if pk in summaries]
         found = found + [(pk, 0.0) for pk in extra]
     return found[:depth]
+
+
+# An event's day is voted for by its ABOUT_EVENT best keyword matches (those scoring at
+# least ABOUT_SHARE of the best).
+ABOUT_EVENT = 20
+
+
+def event_day(conn, event: str, filters: Filters):
+    """The day an event happened ("launch", "上线", "Melanie wedding"), as the store tells it:
+    each record about it votes for the days it names ("上线目标日期定在9月30日", "I went
+    camping yesterday") or, naming none, for the day it was written, in proportion to how
+    well it matches; the day with the most votes. None when nothing is about the event."""
+    from .config import parse_time
+    from .temporal import names_beginning
+
+    if names_beginning(event):  # "项目刚开始那周": the store's first day
+        where, params = filters.sql()
+        (first,) = conn.execute(f"SELECT min(c.timestamp) FROM chunks c WHERE {where} "
+                                "AND c.type != 'core'", params).fetchone()
+        return parse_time(first).astimezone().date() if first else None
+    found = fts_candidates(conn, event, filters, ABOUT_EVENT)
+    if not found:
+        return None
+    best = found[0][1]
+    weight = {pk: score / best for pk, score in found if best > 0 and score >= ABOUT_SHARE * best}
+    if not weight:
+        return None
+    marks = ",".join("?" * len(weight))
+    named: dict = {}
+    for pk, first, last in conn.execute(
+            f"SELECT pk, first, last FROM mentions WHERE pk IN ({marks})", list(weight)):
+        if first == last:  # a day, not a stretch
+            named.setdefault(pk, []).append(date.fromisoformat(first))
+    votes: dict = {}
+    for pk, ts, kind in conn.execute(
+            f"SELECT pk, timestamp, type FROM chunks WHERE pk IN ({marks})", list(weight)):
+        if kind == "core" or not (ts or pk in named):
+            continue
+        days = named.get(pk) or [parse_time(ts).astimezone().date()]
+        for day in days:
+            votes[day] = votes.get(day, 0.0) + weight[pk] / len(days)
+    return max(votes, key=lambda d: (votes[d], d)) if votes else None
 
 
 def newest(conn, filters: Filters, depth: int) -> list:

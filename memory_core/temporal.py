@@ -1,5 +1,6 @@
 """Time in a query, in Chinese or English: the days it names ("昨天", "上周", "last month",
-"on Sept 12", "9月12日", "2026-09-12") and whether it asks for the newest or the oldest
+"on Sept 12", "9月12日", "2026-09-12"), a time named by an event ("the day before launch",
+"上线当天", "迁库之后": see `Anchor`), and whether it asks for the newest or the oldest
 version of something ("现在", "currently", "latest"; "最早", "originally").
 
 Search prefers records from the named days and, for "what is X now", the newest records
@@ -16,13 +17,35 @@ NEWEST, OLDEST = "newest", "oldest"
 
 
 @dataclass
+class Anchor:
+    """A time named by an event rather than the calendar ("the day before launch", "上线当天",
+    "迁库之后那天", "after Caroline's trip"): the event's words, and the stretch around the
+    event's day in days (-1, -1: the day before; None: open-ended). Only the store knows
+    the event's day (search.event_day)."""
+    event: str
+    first: int | None
+    last: int | None
+
+    def stretch(self, first_day: date, last_day: date, now: datetime) -> tuple:
+        """(start, end), aware local midnights, of the stretch around an event that took
+        first_day .. last_day ("国庆前一天" counts from its first day, "节后" from its last)."""
+        a, b = self.first, self.last
+        first = (date(1970, 1, 1) if a is None else
+                 first_day + timedelta(days=a) if a <= 0 else last_day + timedelta(days=a))
+        last = (now.astimezone().date() if b is None else
+                last_day + timedelta(days=b) if b >= 0 else first_day + timedelta(days=b))
+        return _local_midnight(first, now), _local_midnight(max(first, last) + timedelta(days=1), now)
+
+
+@dataclass
 class TimeHint:
     start: datetime | None = None  # aware, inclusive
     end: datetime | None = None  # aware, exclusive
     order: str | None = None  # NEWEST / OLDEST
+    anchor: Anchor | None = None  # only when the query names no calendar day
 
     def __bool__(self):
-        return self.start is not None or self.order is not None
+        return self.start is not None or self.order is not None or self.anchor is not None
 
 
 _MONTHS = {m: i for i, names in enumerate((
@@ -78,7 +101,7 @@ _PATTERN_SOURCES = (
     (rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
-    (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
+    (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
@@ -171,10 +194,16 @@ def parse(query: str, now: datetime) -> TimeHint:
     query = asked(query)
     today = now.astimezone().date()
     spans, _ = _spans(query, today)
-    if spans:
+    event = anchor(query)
+    holiday = _holiday(event.event, today) if event else None
+    if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
+        hint.start, hint.end = event.stretch(*holiday, now)
+    elif spans:
         best = min(spans, key=lambda d: d[1] - d[0])  # the narrowest: "昨天复盘时说这个月…"
         hint.start = _local_midnight(best[0], now)
         hint.end = _local_midnight(best[1] + timedelta(days=1), now)
+    else:
+        hint.anchor = event
     for pattern, order in ((_NEWEST, NEWEST), (_OLDEST, OLDEST)):
         if hint.order is None and pattern.search(query):
             hint.order = order
@@ -244,6 +273,7 @@ _PARTS = {"初": (1, 10), "上旬": (1, 10), "early": (1, 10), "beginning": (1, 
 _SEASONS = {"春": 3, "spring": 3, "夏": 6, "summer": 6, "秋": 9, "autumn": 9, "fall": 9,
             "冬": 12, "winter": 12}
 _HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一": ((5, 1), (5, 5)),
+             "清明": ((4, 4), (4, 6)),
              "劳动": ((5, 1), (5, 5)), "圣诞": ((12, 24), (12, 26)), "christmas": ((12, 24), (12, 26))}
 
 
@@ -394,3 +424,119 @@ def _span(kind: str, g: dict, today: date):
 
 def _month_end(first: date) -> date:
     return (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+
+
+# --- times named by events ---------------------------------------------------------------
+# The stretch around the event's day each relation names, in days (None: open-ended).
+_STRETCH = {"on": (0, 0), "day before": (-1, -1), "day after": (1, 1), "week before": (-7, -1),
+            "week after": (1, 7), "week of": (-3, 3), "days before": (-3, -1),
+            "days after": (1, 3), "before": (None, 0), "after": (0, None), "since": (0, None),
+            "just before": (-3, -1), "just after": (0, 2)}
+_EN_UNIT_REL = {("day", "before"): "day before", ("night", "before"): "day before",
+                ("evening", "before"): "day before", ("morning", "before"): "day before",
+                ("day", "after"): "day after", ("morning", "after"): "day after",
+                ("week", "before"): "week before", ("weekend", "before"): "days before",
+                ("week", "after"): "week after", ("weekend", "after"): "days after",
+                ("week", "of"): "week of"}
+_EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "after": "after",
+           "following": "after", "since": "since", "right before": "just before",
+           "just before": "just before", "right after": "just after", "just after": "just after",
+           "at the time of": "on", "on the day of": "on"}
+_OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
+_EV_EN = r"(?P<ev>[A-Za-z][\w.-]*(?:[ -][A-Za-z][\w.-]*){0,2})"
+_EN_ANCHORS = (
+    re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?P<rel>before|"
+               rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
+    re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
+               r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
+               rf"\s+{_OWNER}\s+{_EV_EN}"),
+    re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?P<ev>[a-z][\w-]*)\s+day\b", re.I),
+)
+# Words an English event phrase stops before (a phrase ends where the question goes on).
+_EN_STOP = frozenset("""what why how when where who which whom whose did do does was were is are
+am be been had has have we i you they he she it and or but so to of in on at for with from by
+that this there then than as if did didn't wasn't anything something everything""".split())
+# "<word> day" that names no event.
+_NOT_EVENT_DAY = frozenset("""the a an one each every other same that this next last first
+second third fourth some any whole entire full half single previous following which what
+working business school week rainy sunny big long good bad great busy hard nice given
+particular certain specific another any""".split())
+# Chinese: an event, then where the time stands to it.
+_ZH_REL = (
+    ("on", "当天|当日|那天|那一天|那日|当晚|那晚|那天晚上|当天晚上"),
+    ("week of", "那周|那一周|那个星期|那星期|那个礼拜"),
+    ("day before", "的?前一天|的?前一晚|前夕|的?头一天|(?:之)?前(?:的)?最后一天"),
+    ("day after", "(?:之|以)?后(?:的)?第一天|(?<!最)的?后一天|的?第二天|次日|(?:之|以)?后(?:的)?那天"),
+    ("week before", "的?前一周|的?前一个?星期|的?前一个?礼拜|前那周"),
+    ("week after", "的?后一周|的?后一个?星期|的?后一个?礼拜|后那周"),
+    ("days before", "(?:之|以)?前(?:的)?(?:几|两)天"),
+    ("days after", "(?:之|以)?后(?:的)?(?:几|两)天"),
+    ("before", "之前"),  # not 以前 / 以后: "钱文老师以前是做什么的" is "formerly"
+    ("after", "之后"),
+)
+_ZH_ANCHOR = re.compile(
+    r"(?P<ev>[A-Za-z][\w.\-]*(?:\s*[A-Za-z][\w.\-]*)?|[\u4e00-\u9fff]{1,6}?)\s*(?:"
+    + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
+# Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
+_ZH_LEAD = re.compile(r"^(?:请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
+
+
+def anchor(query: str) -> Anchor | None:
+    """The event a query times itself by, if any ("the day before launch", "上线当天",
+    "迁库之后那天", "after Caroline's trip"); None for a query with no such phrase."""
+    for pattern in _EN_ANCHORS:
+        for m in pattern.finditer(query):
+            g = m.groupdict()
+            words = []
+            for w in re.split(r"[ -]", g["ev"]):
+                if w.lower() in _EN_STOP:
+                    break
+                words.append(w)
+            if not words or (not g.get("rel") and words[0].lower() in _NOT_EVENT_DAY):
+                continue
+            if g.get("unit"):
+                rel = _EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower()))
+            elif g.get("rel"):
+                rel = _EN_REL.get(re.sub(r"\s+", " ", g["rel"].lower()))
+            else:
+                rel = "on"
+            if rel:
+                event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
+                return Anchor(event, *_STRETCH[rel])
+    for m in _ZH_ANCHOR.finditer(query):
+        event = _ZH_LEAD.sub("", m["ev"]).strip()
+        if not event or len(event) < 2 and not event.isascii() and event not in _BREAKS:
+            continue
+        rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
+        return Anchor(event, *_STRETCH[rel])
+    return None
+
+
+# "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
+_BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
+
+
+def _holiday(event: str, today: date):
+    """(first, last) day of the holiday an event names ("国庆", "清明节", "Christmas", "节"),
+    the last one that began before today; None when the event is no holiday."""
+    name = event.lower().removesuffix("节").removesuffix("假期").removesuffix("节")
+    if event in _BREAKS:
+        spans = [_holiday(k, today) for k in _HOLIDAYS]
+        began = [s for s in spans if s and s[0] < today]
+        return max(began) if began else None
+    key = next((k for k in _HOLIDAYS if name == k), None)
+    if key is None:
+        return None
+    (m1, d1), (m2, d2) = _HOLIDAYS[key]
+    year = _latest_year(m1, d1, today)
+    return date(year, m1, d1), date(year + (m2 < m1), m2, d2)
+
+
+_BEGINNING = re.compile(r"^(?:(?:这个)?项目|工程)?(?:刚刚?|最)?(?:开始|启动|开工|立项|起步)$|"
+                        r"^(?:the\s+)?(?:project(?:'s)?\s+)?(?:kick-?off|start)$", re.I)
+
+
+def names_beginning(event: str) -> bool:
+    """Is the event the start of it all ("项目刚开始那周", "the week of the kickoff")? Its day is
+    the store's first."""
+    return bool(_BEGINNING.match(event.strip()))

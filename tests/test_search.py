@@ -265,6 +265,33 @@ def test_a_named_day_brings_that_days_records_forward(mem, monkeypatch):
     assert mem.search("what happened to the rate limit yesterday", limit=3)[0].id == yesterday["id"]
 
 
+def test_an_event_named_as_the_time_is_dated_by_the_records_about_it(mem, monkeypatch):
+    """"The day before launch": the store says when the launch was (the day most of its
+    records about it were written or name), and that day's records come forward."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    _line(mem, "Sentry is postponed until after launch", "2026-09-11", "a")
+    _line(mem, "上线目标日期定在9月30日", "2026-09-18", "b")
+    for i, text in enumerate(("v1.0.0 上线了", "上线后办公室的同事被限流", "上线当天注册用户127个")):
+        _line(mem, text, "2026-09-30", f"c{i}")
+    for day in ("2026-09-15", "2026-10-05", "2026-10-10"):
+        _line(mem, f"Redis cache TTL reviewed, unchanged ({day})", day, day)
+    before = _line(mem, "Redis cache TTL shortened from 86400 to 21600 for the launch", "2026-09-29", "d")
+    assert mem.search("the day before launch, why did the cache TTL change?", limit=3, mode="fts")[0].id \
+        == before["id"]
+    assert mem.search("上线前一天 Redis cache TTL 为什么改了", limit=3, mode="fts")[0].id == before["id"]
+    hits = mem.search("上线当天有多少用户注册", limit=3, mode="fts")
+    assert hits[0].content == "上线当天注册用户127个"
+
+
+def test_the_start_of_the_project_is_the_stores_first_day(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    first = _line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")
+    _line(mem, "数据库 ORM 重新选了：从 Prisma 换成 Drizzle", "2026-09-21", "b")
+    _line(mem, "数据库 ORM 选 Drizzle", "2026-09-23", "c")
+    hits = mem.search("项目刚开始那周数据库和 ORM 选的什么？", limit=3, mode="fts")
+    assert hits[0].id == first["id"] and hits[0].score > hits[1].score
+
+
 # --- long conversation queries -----------------------------------------------------------
 
 def test_in_a_conversation_the_last_line_counts_most(mem):

@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memory_core.temporal import NEWEST, OLDEST, parse
+from memory_core.temporal import NEWEST, OLDEST, Anchor, anchor, parse
 
 NOW = datetime(2026, 10, 15, 12, 0, tzinfo=timezone.utc)  # a Thursday
 
@@ -221,3 +221,47 @@ def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypat
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     assert s["id"] in [h.id for h in mem.search("On Sept 24, what security changes went in?", limit=3,
                                                  mode="fts")]
+
+
+# --- times named by events (issue #16: "before the launch") ----------------------------------
+
+@pytest.mark.parametrize("query, expected", [
+    ("the day before launch, why did the cache TTL get shortened?", Anchor("launch", -1, -1)),
+    ("How many people signed up on launch day?", Anchor("launch", 0, 0)),
+    ("上线当天遇到了哪些问题", Anchor("上线", 0, 0)),
+    ("我们上线那天出了什么状况", Anchor("上线", 0, 0)),
+    ("发布会前一天定了什么", Anchor("发布会", -1, -1)),
+    ("迁库之后那天出了什么事", Anchor("迁库", 1, 1)),
+    ("上线前一周做了哪些准备", Anchor("上线", -7, -1)),
+    ("demo 当天谁演示的", Anchor("demo", 0, 0)),
+    ("what was the pool size before the load test?", Anchor("load test", None, 0)),
+    ("What did Melanie do the week after her camping trip?", Anchor("camping trip", 1, 7)),
+    ("What did Caroline do after Melanie's wedding?", Anchor("Melanie wedding", 0, None)),
+    ("right after the outage what did we change", Anchor("outage", 0, 2)),
+])
+def test_an_event_can_name_the_time(query, expected):
+    assert parse(query, NOW).anchor == expected
+
+
+@pytest.mark.parametrize("query", [
+    "之前用的是什么",  # "before" with no event
+    "钱文老师以前是做什么的",  # 以前: "formerly", not "before 钱文老师"
+    "What did Caroline find during her walk?",  # during: the topic, not a time
+    "what did we do the other day",
+    "Which day did we deploy?",
+    "before we switched to Drizzle what did we use",  # no event phrase after "before"
+    "Redis TTL 现在是多少？",
+])
+def test_words_like_before_or_that_day_alone_name_no_event(query):
+    assert anchor(query) is None
+
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("节后第一天迁库，实际停机了多久？", "2026-10-08", "2026-10-09"),  # after 国庆 (10-01..07)
+    ("国庆前一天上线了什么", "2026-09-30", "2026-10-01"),
+    ("清明前最后一天做了啥", "2026-04-03", "2026-04-04"),
+    ("the day after Christmas", "2025-12-27", "2025-12-28"),
+])
+def test_a_holiday_as_the_event_is_dated_by_the_calendar(query, first, after_last):
+    assert days(query) == (first, after_last)
+    assert parse(query, NOW).anchor is None

@@ -443,7 +443,7 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "just before": "just before", "right after": "just after", "just after": "just after",
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
-_EV_EN = r"(?P<ev>[A-Za-z][\w.-]*(?:[ -][A-Za-z][\w.-]*){0,2})"
+_EV_EN = r"(?P<ev>[A-Za-z][\w.-]*(?:'s)?(?:[ -][A-Za-z][\w.-]*(?:'s)?){0,3})"  # "dance studio's grand opening"
 _EN_ANCHORS = (
     re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?P<rel>before|"
                rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
@@ -488,7 +488,7 @@ def anchor(query: str) -> Anchor | None:
         for m in pattern.finditer(query):
             g = m.groupdict()
             words = []
-            for w in re.split(r"[ -]", g["ev"]):
+            for w in re.split(r"[ -]", g["ev"].replace("'s", "")):
                 if w.lower() in _EN_STOP:
                     break
                 words.append(w)

@@ -237,6 +237,8 @@ def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypat
     ("what was the pool size before the load test?", Anchor("load test", None, 0)),
     ("What did Melanie do the week after her camping trip?", Anchor("camping trip", 1, 7)),
     ("What did Caroline do after Melanie's wedding?", Anchor("Melanie wedding", 0, None)),
+    ("What did Jon do the week before his dance studio's grand opening?",
+     Anchor("dance studio grand opening", -7, -1)),
     ("right after the outage what did we change", Anchor("outage", 0, 2)),
 ])
 def test_an_event_can_name_the_time(query, expected):

@@ -480,7 +480,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if fill.store_unavailable:
             notes.append("this index keeps vectors in sqlite-vec, which this Python cannot load: "
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")
-    hint = temporal.parse(query, clock())
+    now = clock()
+    hint = temporal.parse(query, now)
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -500,7 +501,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
             day = event_day(conn, hint.anchor.event, filters)
             if day is not None:
-                start, end = hint.anchor.stretch(day, day, clock())
+                start, end = hint.anchor.stretch(day, day, now)
         if start is not None and mode != "vector":  # the days the query names
             dated = dated_candidates(conn, query, filters.within(start, end), end - start, depth)
         ranked = fuse(fts, vec, *fusion, dated=dated)

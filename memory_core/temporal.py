@@ -478,6 +478,8 @@ _ZH_ANCHOR = re.compile(
     r"(?P<ev>[A-Za-z][\w.\-]*(?:\s*[A-Za-z][\w.\-]*)?|[\u4e00-\u9fff]{1,6}?)\s*(?:"
     + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
+# "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
+_BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
 _ZH_LEAD = re.compile(r"^(?:请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
 
 
@@ -512,24 +514,15 @@ def anchor(query: str) -> Anchor | None:
     return None
 
 
-# "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
-_BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
-
-
 def _holiday(event: str, today: date):
-    """(first, last) day of the holiday an event names ("国庆", "清明节", "Christmas", "节"),
-    the last one that began before today; None when the event is no holiday."""
-    name = event.lower().removesuffix("节").removesuffix("假期").removesuffix("节")
+    """(first, last) day of the holiday an event names ("国庆", "清明节", "国庆假期",
+    "Christmas"; "节" or "假期" alone: the last one that began before today), dated as the
+    query's own holiday words are; None when the event is no holiday."""
     if event in _BREAKS:
-        spans = [_holiday(k, today) for k in _HOLIDAYS]
-        began = [s for s in spans if s and s[0] < today]
+        began = [s for s in map(lambda k: _holiday(k, today), _HOLIDAYS) if s and s[0] < today]
         return max(began) if began else None
-    key = next((k for k in _HOLIDAYS if name == k), None)
-    if key is None:
-        return None
-    (m1, d1), (m2, d2) = _HOLIDAYS[key]
-    year = _latest_year(m1, d1, today)
-    return date(year, m1, d1), date(year + (m2 < m1), m2, d2)
+    name = re.sub(r"节?(?:假期)?$", "", event.lower())
+    return _span("holiday", {"hol": name}, today) if name in _HOLIDAYS else None
 
 
 _BEGINNING = re.compile(r"^(?:(?:这个)?项目|工程)?(?:刚刚?|最)?(?:开始|启动|开工|立项|起步)$|"

@@ -276,10 +276,10 @@ def test_an_event_named_as_the_time_is_dated_by_the_records_about_it(mem, monkey
     for day in ("2026-09-15", "2026-10-05", "2026-10-10"):
         _line(mem, f"Redis cache TTL reviewed, unchanged ({day})", day, day)
     before = _line(mem, "Redis cache TTL shortened from 86400 to 21600 for the launch", "2026-09-29", "d")
-    assert mem.search("the day before launch, why did the cache TTL change?", limit=3, mode="fts")[0].id \
+    assert mem.search("the day before launch, why did the cache TTL change?", limit=3)[0].id \
         == before["id"]
-    assert mem.search("上线前一天 Redis cache TTL 为什么改了", limit=3, mode="fts")[0].id == before["id"]
-    hits = mem.search("上线当天有多少用户注册", limit=3, mode="fts")
+    assert mem.search("上线前一天 Redis cache TTL 为什么改了", limit=3)[0].id == before["id"]
+    hits = mem.search("上线当天有多少用户注册", limit=3)
     assert hits[0].content == "上线当天注册用户127个"
 
 
@@ -288,7 +288,7 @@ def test_the_start_of_the_project_is_the_stores_first_day(mem, monkeypatch):
     first = _line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")
     _line(mem, "数据库 ORM 重新选了：从 Prisma 换成 Drizzle", "2026-09-21", "b")
     _line(mem, "数据库 ORM 选 Drizzle", "2026-09-23", "c")
-    hits = mem.search("项目刚开始那周数据库和 ORM 选的什么？", limit=3, mode="fts")
+    hits = mem.search("项目刚开始那周数据库和 ORM 选的什么？", limit=3)
     assert hits[0].id == first["id"] and hits[0].score > hits[1].score
 
 

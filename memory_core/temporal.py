@@ -443,14 +443,15 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "just before": "just before", "right after": "just after", "just after": "just after",
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
-_EV_EN = r"(?P<ev>[A-Za-z][\w.-]*(?:'s)?(?:[ -][A-Za-z][\w.-]*(?:'s)?){0,3})"  # "dance studio's grand opening"
+# Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
+_EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
 _EN_ANCHORS = (
     re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?P<rel>before|"
                rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
                rf"\s+{_OWNER}\s+{_EV_EN}"),
-    re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?P<ev>[a-z][\w-]*)\s+day\b", re.I),
+    re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?P<ev>[a-z][\w-]{{0,40}})\s+day\b", re.I),
 )
 # Words an English event phrase stops before (a phrase ends where the question goes on).
 _EN_STOP = frozenset("""what why how when where who which whom whose did do does was were is are
@@ -475,7 +476,7 @@ _ZH_REL = (
     ("after", "之后"),
 )
 _ZH_ANCHOR = re.compile(
-    r"(?P<ev>[A-Za-z][\w.\-]*(?:\s*[A-Za-z][\w.\-]*)?|[\u4e00-\u9fff]{1,6}?)\s*(?:"
+    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s*[A-Za-z][\w.\-]{0,40})?|[\u4e00-\u9fff]{1,6}?)\s*(?:"
     + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.

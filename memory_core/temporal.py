@@ -25,6 +25,7 @@ class Anchor:
     event: str
     first: int | None
     last: int | None
+    weekday: int | None = None  # "上线前那周的周一", "the Friday after launch": that day of it
 
     def stretch(self, first_day: date, last_day: date, now: datetime) -> tuple:
         """(start, end), aware local midnights, of the stretch around an event that took
@@ -34,6 +35,9 @@ class Anchor:
                  first_day + timedelta(days=a) if a <= 0 else last_day + timedelta(days=a))
         last = (now.astimezone().date() if b is None else
                 last_day + timedelta(days=b) if b >= 0 else first_day + timedelta(days=b))
+        if self.weekday is not None:  # the week's stretch holds one such day
+            first += timedelta(days=(self.weekday - first.weekday()) % 7)
+            last = first
         return _local_midnight(first, now), _local_midnight(max(first, last) + timedelta(days=1), now)
 
 
@@ -193,8 +197,12 @@ def parse(query: str, now: datetime) -> TimeHint:
         return hint
     query = asked(query)
     today = now.astimezone().date()
-    spans, _ = _spans(query, today)
-    event = anchor(query)
+    spans, taken = _spans(query, today)
+    found = _anchor(query)
+    event = found[0] if found else None
+    if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
+        a, b = found[1]
+        spans = [s for s, (c, d) in zip(spans, taken) if not (c < b and a < d)]
     holiday = _holiday(event.event, today) if event else None
     if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
         hint.start, hint.end = event.stretch(*holiday, now)
@@ -277,6 +285,19 @@ _HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一":
              "劳动": ((5, 1), (5, 5)), "圣诞": ((12, 24), (12, 26)), "christmas": ((12, 24), (12, 26))}
 
 
+def _holiday_days(key: str, year: int) -> tuple:
+    """(first, last) day of a holiday in a year. 清明 follows the sun (April 4 or 5) and its
+    three days take in the nearest weekend: Mon/Tue → the weekend before, Thu to Sat → the
+    two days after, Sun → Sat to Mon, Wed → the day alone (2018-2027 as announced)."""
+    if key == "清明" and 2000 <= year < 2100:
+        y = year % 100
+        day = date(year, 4, int(y * 0.2422 + 4.81) - y // 4)
+        before, after = ((2, 0), (2, 0), (0, 0), (0, 2), (0, 2), (0, 2), (1, 1))[day.weekday()]
+        return day - timedelta(days=before), day + timedelta(days=after)
+    (m1, d1), (m2, d2) = _HOLIDAYS[key]
+    return date(year, m1, d1), date(year, m2, d2)
+
+
 def _month_part(year: int, month: int, part: str):
     lo, hi = _PARTS[part]
     first = date(year, month, lo)
@@ -318,10 +339,12 @@ def _span(kind: str, g: dict, today: date):
         return span[0], min(span[1], today) if span[0] <= today else span[1]
     if kind == "holiday":
         name = (g.get("hol") or g.get("hol_en") or "").lower()
-        (m1, d1), (m2, d2) = next(v for k, v in _HOLIDAYS.items() if name.startswith(k))
+        key = next(k for k in _HOLIDAYS if name.startswith(k))
         rel = g.get("rel")
-        year = today.year - 1 if rel == "去年" else today.year if rel == "今年" else _latest_year(m1, d1, today)
-        return date(year, m1, d1), date(year, m2, d2)
+        if rel in ("去年", "今年"):
+            return _holiday_days(key, today.year - (rel == "去年"))
+        this_year = _holiday_days(key, today.year)
+        return this_year if this_year[0] <= today else _holiday_days(key, today.year - 1)
     if kind == "season":
         name = g["season"].lower()
         start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))
@@ -446,17 +469,31 @@ _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 # Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
 _EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
 _EN_ANCHORS = (
+    # "two days after the launch", "a week before her wedding"
+    re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}",
+               re.I),
+    # "the Monday before the launch", "on the Friday after Melanie's wedding"
+    re.compile(rf"\b(?:the\s+)?{_WD_EN}\s+(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?P<rel>before|"
                rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
                rf"\s+{_OWNER}\s+{_EV_EN}"),
     re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?P<ev>[a-z][\w-]{{0,40}})\s+day\b", re.I),
+    # "on the day we launched the pilot", "the night the pilot went live": a clause, its
+    # subject a pronoun, a name or "the <noun>" (case matters: "the day before" is no clause)
+    re.compile(r"\b[Tt]he\s+(?P<unit>day|night|morning|evening|week)\s+(?:(?:that|when)\s+)?"
+               r"(?P<subj>we|I|they|he|she|you|[A-Z][a-z]{1,40}|the\s+[a-z][\w-]{0,40})\s+"
+               r"(?P<ev>[a-z][\w-]{0,40}(?:\s+[A-Za-z][\w.-]{0,40}){0,5})"),
 )
 # Words an English event phrase stops before (a phrase ends where the question goes on).
 _EN_STOP = frozenset("""what why how when where who which whom whose did do does was were is are
 am be been had has have we i you they he she it and or but so to of in on at for with from by
 that this there then than as if did didn't wasn't anything something everything""".split())
+# Words of an event clause that say nothing of the event ("the day we finally got the pilot
+# live"): skipped, not an end.
+_EN_LIGHT = frozenset("""the a an our my his her their its finally first just went got get came
+come made make did had""".split())
 # "<word> day" that names no event.
 _NOT_EVENT_DAY = frozenset("""the a an one each every other same that this next last first
 second third fourth some any whole entire full half single previous following which what
@@ -466,52 +503,108 @@ particular certain specific another any""".split())
 _ZH_REL = (
     ("on", "当天|当日|那天|那一天|那日|当晚|那晚|那天晚上|当天晚上"),
     ("week of", "那周|那一周|那个星期|那星期|那个礼拜"),
-    ("day before", "的?前一天|的?前一晚|前夕|的?头一天|(?:之)?前(?:的)?最后一天"),
-    ("day after", "(?:之|以)?后(?:的)?第一天|(?<!最)的?后一天|的?第二天|次日|(?:之|以)?后(?:的)?那天"),
-    ("week before", "的?前一周|的?前一个?星期|的?前一个?礼拜|前那周"),
-    ("week after", "的?后一周|的?后一个?星期|的?后一个?礼拜|后那周"),
+    ("day before", "前一天|前一晚|前夕|头一天|(?:之)?前(?:的)?最后一天"),
+    ("day after", "(?:之|以)?后(?:的)?第一天|(?<!最)后一天|第二天|次日|(?:之|以)?后(?:的)?那天"),
+    ("week before", "前一周|前一个?星期|前一个?礼拜|前那一?周"),
+    ("week after", "后一周|后一个?星期|后一个?礼拜|后那一?周"),
     ("days before", "(?:之|以)?前(?:的)?(?:几|两)天"),
     ("days after", "(?:之|以)?后(?:的)?(?:几|两)天"),
     ("before", "之前"),  # not 以前 / 以后: "钱文老师以前是做什么的" is "formerly"
     ("after", "之后"),
 )
+_ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
+# "上线两天后", "迁库三天前", "上线后第三天", "发版一周后"; "上线前那周的周一", "上线后的周五"
+_ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以)?(?P<ndir>前|后)|"
+               rf"(?:之|以)?(?P<ndir2>后)(?:的)?第\s*{_ZH_N.replace('<n>', '<n2>')}\s*天|"
+               r"(?:之|以)?(?P<wdir>前|后)(?:那|的|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
+               r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
-    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s*[A-Za-z][\w.\-]{0,40})?|[\u4e00-\u9fff]{1,6}?)\s*(?:"
-    + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
+    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s*[A-Za-z][\w.\-]{0,40})?|"
+    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s*[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s*的?(?:"
+    + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
 _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
 _ZH_LEAD = re.compile(r"^(?:请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
+# A time, not an event: "三周前的周五", "上周之前"
+_TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
+# The question before an event ("为什么要在上线前一天…"): the event is what follows it.
+_ZH_ASKS = re.compile(r".*(?:为什么|什么|怎么|如何|哪个|哪些|哪天|谁)")
 
 
 def anchor(query: str) -> Anchor | None:
     """The event a query times itself by, if any ("the day before launch", "上线当天",
     "迁库之后那天", "after Caroline's trip"); None for a query with no such phrase."""
+    found = _anchor(query)
+    return found[0] if found else None
+
+
+def _anchor(query: str):
+    """(Anchor, (start, end) of the words that place the time around the event) or None."""
     for pattern in _EN_ANCHORS:
         for m in pattern.finditer(query):
             g = m.groupdict()
-            words = []
-            for w in re.split(r"[ -]", g["ev"].replace("'s", "")):
-                if w.lower() in _EN_STOP:
+            clause = g.get("subj") is not None
+            words = [] if not clause or g["subj"][0].islower() else [g["subj"]]
+            if clause and g["subj"].startswith("the"):
+                words = [g["subj"].split()[-1]]
+            for w in re.split(r"[ -]", re.sub(r"\s+", " ", g["ev"]).replace("'s", "")):
+                if clause and w.lower() in _EN_LIGHT:
+                    continue
+                if w.lower() in _EN_STOP or len(words) == 4:
                     break
                 words.append(w)
-            if not words or (not g.get("rel") and words[0].lower() in _NOT_EVENT_DAY):
+            if not words or (not g.get("rel") and not clause
+                             and words[0].lower() in _NOT_EVENT_DAY):
                 continue
-            if g.get("unit"):
-                rel = _EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower()))
-            elif g.get("rel"):
-                rel = _EN_REL.get(re.sub(r"\s+", " ", g["rel"].lower()))
+            weekday = None
+            if g.get("n"):
+                n = _num(g["n"])
+                if n is None or n > 365:
+                    continue
+                n *= 7 if g["unit"].lower().startswith("week") else 1
+                spread = 3 if g["unit"].lower().startswith("week") else 0
+                stretch = ((-n - spread, -n + spread) if g["rel"].lower() == "before"
+                           else (n - spread, n + spread))
             else:
-                rel = "on"
-            if rel:
-                event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
-                return Anchor(event, *_STRETCH[rel])
+                if g.get("wd"):
+                    weekday = _WEEKDAYS_EN[g["wd"].lower()]
+                    rel = "week " + g["rel"].lower()
+                elif clause:
+                    rel = "on"
+                elif g.get("unit"):
+                    rel = _EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower()))
+                elif g.get("rel"):
+                    rel = _EN_REL.get(re.sub(r"\s+", " ", g["rel"].lower()))
+                else:
+                    rel = "on"
+                if not rel:
+                    continue
+                stretch = _STRETCH[rel]
+                if clause and g["unit"] in ("night", "week"):  # a night runs past midnight
+                    stretch = (0, 1) if g["unit"] == "night" else _STRETCH["week of"]
+            event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
+            return Anchor(event, *stretch, weekday=weekday), m.span()
     for m in _ZH_ANCHOR.finditer(query):
-        event = _ZH_LEAD.sub("", m["ev"]).strip()
-        if not event or len(event) < 2 and not event.isascii() and event not in _BREAKS:
+        event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
+        if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
+                or _TIME_WORDS.match(event)):
             continue
-        rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
-        return Anchor(event, *_STRETCH[rel])
+        weekday = None
+        if m["n"] or m["n2"]:
+            n = _num(m["n"] or m["n2"])
+            if n is None or n > 365:
+                continue
+            week = m["nunit"] is not None and m["nunit"] not in "天日"
+            n, spread = (7 * n, 3) if week else (n, 0)
+            stretch = (-n - spread, -n + spread) if m["ndir"] == "前" else (n - spread, n + spread)
+        elif m["wd"]:
+            weekday = _WEEKDAYS_ZH[m["wd"]]
+            stretch = _STRETCH["week before" if m["wdir"] == "前" else "week after"]
+        else:
+            rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
+            stretch = _STRETCH[rel]
+        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end())
     return None
 
 
@@ -522,8 +615,8 @@ def _holiday(event: str, today: date):
     if event in _BREAKS:
         began = [s for s in map(lambda k: _holiday(k, today), _HOLIDAYS) if s and s[0] < today]
         return max(began) if began else None
-    name = re.sub(r"节?(?:假期)?$", "", event.lower())
-    return _span("holiday", {"hol": name}, today) if name in _HOLIDAYS else None
+    rel, name = re.match(r"(去年|今年)?(.*?)节?(?:假期)?$", event.lower()).groups()
+    return _span("holiday", {"hol": name, "rel": rel}, today) if name in _HOLIDAYS else None
 
 
 _BEGINNING = re.compile(r"^(?:(?:这个)?项目|工程)?(?:刚刚?|最)?(?:开始|启动|开工|立项|起步)$|"

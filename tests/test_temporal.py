@@ -1,5 +1,5 @@
 """Time words in queries: the days they name and the newest/oldest intent."""
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -240,9 +240,36 @@ def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypat
     ("What did Jon do the week before his dance studio's grand opening?",
      Anchor("dance studio grand opening", -7, -1)),
     ("right after the outage what did we change", Anchor("outage", 0, 2)),
+    ("Olivia 交安全报告的那天，连接池怎么调的？", Anchor("Olivia 交安全报告", 0, 0)),
+    ("压测把 RDS 连接数打满之前 max_conns 是多少", Anchor("RDS 连接数打满", None, 0)),
+    ("为什么要在上线前一天改配置", Anchor("上线", -1, -1)),
+    ("试点上线两天后改了什么", Anchor("试点上线", 2, 2)),
+    ("上线三天前定了什么", Anchor("上线", -3, -3)),
+    ("上线后第三天出了什么问题", Anchor("上线", 3, 3)),
+    ("发版一周后回滚了吗", Anchor("发版", 4, 10)),
+    ("two days after the launch, what changed?", Anchor("launch", 2, 2)),
+    ("What debounce did we use on the day we launched the pilot?", Anchor("launched pilot", 0, 0)),
+    ("what broke the night the pilot went live", Anchor("pilot live", 0, 1)),
+    ("试点上线前那一周的周一改了什么", Anchor("试点上线", -7, -1, weekday=0)),
+    ("What shipped the Friday after the launch?", Anchor("launch", 1, 7, weekday=4)),
 ])
 def test_an_event_can_name_the_time(query, expected):
     assert parse(query, NOW).anchor == expected
+
+
+@pytest.mark.parametrize("query", ["上线三天前定了什么", "试点上线前那一周的周一改了什么",
+                                   "上线两天后改了什么"])
+def test_days_counted_from_an_event_are_not_counted_from_today(query):
+    """"三天前" and "周一" here are the event's, not the calendar's."""
+    assert days(query) is None
+
+
+def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
+    launch = date(2027, 3, 29)  # a Monday
+    monday_before = Anchor("launch", -7, -1, weekday=0).stretch(launch, launch, NOW)
+    friday_after = Anchor("launch", 1, 7, weekday=4).stretch(launch, launch, NOW)
+    assert [d.date().isoformat() for d in monday_before] == ["2027-03-22", "2027-03-23"]
+    assert [d.date().isoformat() for d in friday_after] == ["2027-04-02", "2027-04-03"]
 
 
 @pytest.mark.parametrize("query", [
@@ -263,10 +290,21 @@ def test_words_like_before_or_that_day_alone_name_no_event(query):
     ("国庆前一天上线了什么", "2026-09-30", "2026-10-01"),
     ("清明前最后一天做了啥", "2026-04-03", "2026-04-04"),
     ("the day after Christmas", "2025-12-27", "2025-12-28"),
+    ("去年清明节后第一天", "2025-04-07", "2025-04-08"),  # 2025: 4-4 (Fri) .. 4-6
 ])
 def test_a_holiday_as_the_event_is_dated_by_the_calendar(query, first, after_last):
     assert days(query) == (first, after_last)
     assert parse(query, NOW).anchor is None
+
+
+@pytest.mark.parametrize("now, first, last", [
+    ("2027-04-16", "2027-04-03", "2027-04-05"),  # 4-5 is a Monday: the weekend before
+    ("2023-05-01", "2023-04-05", "2023-04-05"),  # a Wednesday: the day alone
+    ("2026-10-15", "2026-04-04", "2026-04-06"),  # a Sunday: Saturday to Monday
+])
+def test_qingming_follows_the_sun_and_the_weekend(now, first, last):
+    h = parse("清明假期做了什么", datetime.fromisoformat(now + "T12:00:00+00:00"))
+    assert (h.start.date().isoformat(), (h.end.date() - timedelta(days=1)).isoformat()) == (first, last)
 
 
 @pytest.mark.parametrize("query", ["x" * 5000, "x" * 5000 + " 当天", "a" * 5000 + " day",

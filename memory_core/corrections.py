@@ -63,42 +63,57 @@ def forget_file(conn, rel: str) -> int:
     return conn.execute("DELETE FROM corrections WHERE source_file=?", (rel,)).rowcount
 
 
+# chunks.hidden: a forgotten record is gone from every search; a superseded one was true
+# once, so a question about a past time still finds it (search.Filters.past).
+VISIBLE, FORGOTTEN, SUPERSEDED = 0, 1, 2
+
+
 def apply(conn) -> int:
     """Recompute chunks.hidden from the corrections; returns how many chunks changed.
     Lookups only (the evidence table), so its cost follows the number of corrections, not
     the size of the store."""
+    forgot = {t for (t,) in conn.execute("SELECT target FROM corrections WHERE kind = 'forgotten'")}
     targets = {t for (t,) in conn.execute("SELECT DISTINCT target FROM corrections")}
-    hidden = set(targets)
-    if targets:
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS target_ids(id TEXT PRIMARY KEY)")
-        conn.execute("DELETE FROM target_ids")
-        conn.executemany("INSERT OR IGNORE INTO target_ids VALUES (?)", [(t,) for t in targets])
-        # the records a hidden record was made from (the daily lines of a hidden fact)
-        hidden.update(item for (item,) in conn.execute(
-            "SELECT e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
-            "WHERE c.id IN (SELECT id FROM target_ids)"))
-        # a record whose every source is hidden (a fact; a part of a hidden record)
-        touched = [pk for (pk,) in conn.execute(
-            "SELECT DISTINCT pk FROM evidence WHERE item IN (SELECT id FROM target_ids)")]
-        for start in range(0, len(touched), 500):
-            part = touched[start:start + 500]
-            marks = ",".join("?" * len(part))
-            items: dict = {}
-            for pk, cid, item in conn.execute(
-                    f"SELECT e.pk, c.id, e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
-                    f"WHERE e.pk IN ({marks})", part):
-                items.setdefault((pk, cid), []).append(item)
-            hidden.update(cid for (_, cid), ev in items.items() if all(i in hidden for i in ev))
-        conn.execute("DELETE FROM target_ids")
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS hide_ids(id TEXT PRIMARY KEY)")
+    gone = _closure(conn, forgot)
+    level = {i: SUPERSEDED for i in _closure(conn, targets)} | {i: FORGOTTEN for i in gone}
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS hide_ids(id TEXT PRIMARY KEY, level INTEGER)")
     conn.execute("DELETE FROM hide_ids")
-    conn.executemany("INSERT OR IGNORE INTO hide_ids VALUES (?)", [(h,) for h in hidden])
-    changed = conn.execute("UPDATE chunks SET hidden=0 WHERE hidden=1 AND id NOT IN "
+    conn.executemany("INSERT OR IGNORE INTO hide_ids VALUES (?, ?)", level.items())
+    changed = conn.execute("UPDATE chunks SET hidden=0 WHERE hidden != 0 AND id NOT IN "
                            "(SELECT id FROM hide_ids)").rowcount
-    changed += conn.execute("UPDATE chunks SET hidden=1 WHERE hidden=0 AND id IN "
-                            "(SELECT id FROM hide_ids)").rowcount
+    changed += conn.execute("UPDATE chunks SET hidden = (SELECT level FROM hide_ids h WHERE h.id = "
+                            "chunks.id) WHERE id IN (SELECT id FROM hide_ids) AND hidden IS NOT "
+                            "(SELECT level FROM hide_ids h WHERE h.id = chunks.id)").rowcount
     conn.execute("DELETE FROM hide_ids")
     return changed
+
+
+def _closure(conn, targets: set) -> set:
+    """The corrected records and what goes with them: the records they were made from (the
+    daily lines of a hidden fact) and those whose every source is among them (a fact; a
+    part of a hidden record)."""
+    hidden = set(targets)
+    if not targets:
+        return hidden
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS target_ids(id TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM target_ids")
+    conn.executemany("INSERT OR IGNORE INTO target_ids VALUES (?)", [(t,) for t in targets])
+    hidden.update(item for (item,) in conn.execute(
+        "SELECT e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
+        "WHERE c.id IN (SELECT id FROM target_ids)"))
+    touched = [pk for (pk,) in conn.execute(
+        "SELECT DISTINCT pk FROM evidence WHERE item IN (SELECT id FROM target_ids)")]
+    for start in range(0, len(touched), 500):
+        part = touched[start:start + 500]
+        marks = ",".join("?" * len(part))
+        items: dict = {}
+        for pk, cid, item in conn.execute(
+                f"SELECT e.pk, c.id, e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
+                f"WHERE e.pk IN ({marks})", part):
+            items.setdefault((pk, cid), []).append(item)
+        hidden.update(cid for (_, cid), ev in items.items() if all(i in hidden for i in ev))
+    conn.execute("DELETE FROM target_ids")
+    return hidden
 
 
 def history(conn, ids) -> dict:

@@ -33,7 +33,7 @@ from .errors import IndexError_, NeedsRebuild, StorageError
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "5"  # 5: change detection by prefix hash, evidence table, vectors by content
+SCHEMA_VERSION = "6"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k
@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     vec_want TEXT,                         -- the vector row this chunk should have
     vec_have TEXT,                         -- vec_want of the row it has (NULL: none)
     vec_text TEXT,                         -- embed_hash of the vector it has: reusable by others
-    hidden INTEGER NOT NULL DEFAULT 0      -- forgotten or superseded (corrections.apply)
+    hidden INTEGER NOT NULL DEFAULT 0      -- 1 forgotten, 2 superseded (corrections.apply)
 );
 CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_file);
 CREATE INDEX IF NOT EXISTS chunks_time ON chunks(timestamp);
@@ -75,7 +75,7 @@ CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(pk) WHERE vec_have IS NOT ve
 -- a vector already made for the same text is copied, not embedded again
 CREATE INDEX IF NOT EXISTS chunks_vec_text ON chunks(vec_text) WHERE vec_text IS NOT NULL;
 -- the hidden chunks: every sync that changes something recomputes them (corrections.apply)
-CREATE INDEX IF NOT EXISTS chunks_hidden ON chunks(id) WHERE hidden = 1;
+CREATE INDEX IF NOT EXISTS chunks_hidden ON chunks(id) WHERE hidden != 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, entities, type,
     content='chunks', content_rowid='pk',
@@ -636,7 +636,7 @@ def stats(conn, root: Path, index_path: Path, configured_model: str) -> Stats:
     return Stats(
         memory_dir=str(root), chunks=sum(by_type.values()), by_type=by_type, vectors=with_vec,
         pending_vectors=pending,
-        hidden=conn.execute(f"SELECT count(*) FROM chunks WHERE hidden = 1 AND {whole}").fetchone()[0],
+        hidden=conn.execute(f"SELECT count(*) FROM chunks WHERE hidden != 0 AND {whole}").fetchone()[0],
         skipped_lines=conn.execute("SELECT count(*) FROM skipped").fetchone()[0],
         index_bytes=index_path.stat().st_size if index_path.exists() else 0,
         vector_store=get_meta(conn, "vector_store"), vector_driver=vector_driver(),

@@ -7,10 +7,11 @@ docs/retrieval.md has the numbers behind each.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 
 from . import corrections, vectors
+from .corrections import SUPERSEDED, VISIBLE
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of
@@ -110,13 +111,15 @@ class Filters:
     ref_targets: list | None = None  # file paths (with their former names) or ids
     history: bool = False  # also forgotten and superseded records
     during: During | None = None
+    past: bool = False  # also superseded records: a question about a past time (see run)
 
     def sql(self, alias: str = "c"):
         """(WHERE fragment over chunks, params). Archived transcripts only when asked for;
-        forgotten and superseded records only with history."""
+        forgotten records only with history, superseded ones with history or past."""
         clauses, params = [], []
         if not self.history:
-            clauses.append(f"{alias}.hidden = 0")
+            clauses.append(f"{alias}.hidden IN ({VISIBLE}, {SUPERSEDED})" if self.past
+                           else f"{alias}.hidden = {VISIBLE}")
         if self.ref_targets:
             clauses.append(f"{alias}.pk IN (SELECT pk FROM refs WHERE target IN "
                            f"({','.join('?' * len(self.ref_targets))}))")
@@ -157,7 +160,7 @@ class Filters:
     def plain(self) -> bool:
         """Only the default filters (no forgotten, superseded or transcript records)?"""
         return not (self.types or self.memory_types or self.since or self.until
-                    or self.ref_targets or self.history or self.during)
+                    or self.ref_targets or self.history or self.during or self.past)
 
     def within(self, start, end) -> "Filters":
         """These filters, narrowed to records written in [start, end) (aware local
@@ -482,6 +485,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")
     now = clock()
     hint = temporal.parse(query, now)
+    if hint.asks_past() and not filters.history:
+        filters = replace(filters, past=True)
     counted = {"keyword_only": 0}
 
     def search(conn):

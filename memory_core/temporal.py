@@ -51,6 +51,11 @@ class TimeHint:
     def __bool__(self):
         return self.start is not None or self.order is not None or self.anchor is not None
 
+    def asks_past(self) -> bool:
+        """Does the question ask what was true at some time ("上周定的超时是多少", "before the
+        audit", "originally")? Then a record superseded since is an answer: it was true then."""
+        return self.order == OLDEST or self.start is not None or self.anchor is not None
+
 
 _MONTHS = {m: i for i, names in enumerate((
     "jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july",

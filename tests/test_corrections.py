@@ -46,6 +46,28 @@ def test_a_superseded_fact_gives_way_to_its_newest_version(mem):
     assert "21600" in context and "3600 秒" not in context and "86400" not in context
 
 
+def test_a_question_about_a_past_time_finds_what_was_true_then(mem, monkeypatch):
+    """A superseded record was true until it was replaced: "what was the TTL before the
+    launch" / "上周" find it (marked superseded); "what is it" alone, and a forgotten record
+    in any question, do not. Default search: hybrid, the real offline model."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-21T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    wrong = mem.save_fact("Redis 缓存 TTL 设成 60 秒")
+    mem.forget(wrong["id"], reason="记错了")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-28T10:00:00Z")
+    mem.save_fact("launch day: the new site went live")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-29T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    assert v1["id"] not in ids(mem.search("Redis 缓存 TTL 是多少"))
+    for question in ("上周 Redis 缓存 TTL 是多少", "Redis 缓存 TTL before the launch?",
+                     "上线前一天 Redis 缓存 TTL 是多少"):
+        hits = {h.id: h for h in mem.search(question)}
+        assert hits[v1["id"]].status == "superseded", question
+        assert hits[v1["id"]].superseded_by == v2["id"]
+        assert wrong["id"] not in hits, question
+
+
 def test_unknown_ids_are_refused_and_nothing_is_written(mem):
     mem.save_fact("x")
     n = len(lines(mem))

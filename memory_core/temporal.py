@@ -79,6 +79,8 @@ def _num(text: str) -> int | None:
         if "十" not in text:
             return _ZH_NUM[text] if len(text) == 1 else None
         tens, _, ones = text.partition("十")
+        if len(tens) > 1 or len(ones) > 1 or "十" in ones:  # "八九十", "十十": no number
+            return None
         return (_ZH_NUM[tens] if tens else 1) * 10 + (_ZH_NUM[ones] if ones else 0)
     return None
 
@@ -488,7 +490,7 @@ _EN_ANCHORS = (
     # "on the day we launched the pilot", "the night the pilot went live": a clause, its
     # subject a pronoun, a name or "the <noun>" (case matters: "the day before" is no clause)
     re.compile(r"\b[Tt]he\s+(?P<unit>day|night|morning|evening|week)\s+(?:(?:that|when)\s+)?"
-               r"(?P<subj>we|I|they|he|she|you|[A-Z][a-z]{1,40}|the\s+[a-z][\w-]{0,40})\s+"
+               r"(?P<subj>we|I|they|he|she|you|(?!The\b)[A-Z][a-z]{1,40}|the\s+[a-z][\w-]{0,40})\s+"
                r"(?P<ev>[a-z][\w-]{0,40}(?:\s+[A-Za-z][\w.-]{0,40}){0,5})"),
 )
 # Words an English event phrase stops before (a phrase ends where the question goes on).
@@ -524,8 +526,8 @@ _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以
                r"(?:之|以)?(?P<wdir>前|后)(?:那|的|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
-    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s*[A-Za-z][\w.\-]{0,40})?|"
-    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s*[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s*的?(?:"
+    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
+    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:"
     + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.

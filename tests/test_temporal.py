@@ -297,6 +297,23 @@ def test_a_holiday_as_the_event_is_dated_by_the_calendar(query, first, after_las
     assert parse(query, NOW).anchor is None
 
 
+@pytest.mark.parametrize("query", ["the day we " + "ab " * 5000, "Olivia " * 3000 + "那天",
+                                   "上线前" + "那的一个" * 2000 + "周一", "two days after " * 2000,
+                                   "the monday before " * 2000, "a" + " " * 5000 + "上线那天",
+                                   "The day " * 3000])
+def test_a_long_repetitive_query_names_a_short_event_in_one_pass(query):
+    """Every part of an event is bounded (words, the spaces between them, the words of a
+    clause): a query of thousands of repeats gives an event of a few words, if any."""
+    found = anchor(query)
+    assert found is None or len(found.event) < 100
+
+
+@pytest.mark.parametrize("query", ["上线八九十天后", "上线十十天前", "发版二三四周后改了啥"])
+def test_a_count_that_is_no_number_names_no_time(query):
+    h = parse(query, NOW)
+    assert h.start is None and h.anchor is None
+
+
 @pytest.mark.parametrize("now, first, last", [
     ("2027-04-16", "2027-04-03", "2027-04-05"),  # 4-5 is a Monday: the weekend before
     ("2023-05-01", "2023-04-05", "2023-04-05"),  # a Wednesday: the day alone

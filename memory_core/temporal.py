@@ -120,6 +120,11 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
     (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
+    # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
+    (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
+    (r"明天|明日|明早|明晚|\btomorrow\b", "1"),
+    (rf"下(?:个)?(?:周|星期|礼拜){_WD_ZH}", "next_wd"), (rf"\bnext\s+{_WD_EN}\b", "next_wd"),
+    (r"下(?:个)?(?:周|星期|礼拜)|\bnext\s+week\b", "next_week"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
     (r"昨天|昨日|昨晚|\byesterday\b|\blast\s+night\b", "-1"),
     (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
@@ -150,17 +155,17 @@ _PATTERN_SOURCES = (
 _patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早]|day|night|week|month|year|ago|morning|"
-    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|"
+    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
 _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
-    r"(?=[昨前今上中下这本月旬周几两期拜国元圣去春夏秋冬一二三四五六七八九十\d])(?:"
-    r"昨|前天|今[天早晚]|上周|上个?星期|上个?礼拜|上个?月|这个?月|本月|月[初底末中]|[上中下]旬|周末|"
+    r"(?=[昨前今明后上中下这本月旬周几两期拜国元圣去春夏秋冬一二三四五六七八九十\d])(?:"
+    r"昨|前天|今[天早晚]|明[天日早晚]|后天|下周|下个?星期|下个?礼拜|上周|上个?星期|上个?礼拜|上个?月|这个?月|本月|月[初底末中]|[上中下]旬|周末|"
     r"前几天|这几天|这两天|[周期拜][一二三四五六日天]|\d\s*[月号日]|[一二三四五六七八九十]月|国庆|元旦|"
     r"五一|圣诞|去年|今年|[春夏秋冬][天季]|\d[/-]\d)")
 _EN_RECORD_DATE = re.compile(
-    r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tonight|ago|weekend|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
+    r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
     r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year)|(?:on|last)\s+(?:mon|"
     r"tues|wednes|thurs|fri|satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
@@ -210,6 +215,7 @@ def parse(query: str, now: datetime) -> TimeHint:
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
         a, b = found[1]
         spans = [s for s, (c, d) in zip(spans, taken) if not (c < b and a < d)]
+    spans = [s for s in spans if s[0] <= today]  # a question asks what happened
     holiday = _holiday(event.event, today) if event else None
     if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
         hint.start, hint.end = event.stretch(*holiday, now)
@@ -225,7 +231,7 @@ def parse(query: str, now: datetime) -> TimeHint:
     return hint
 
 
-def _spans(text: str, today: date) -> tuple:
+def _spans(text: str, today: date, ahead: int = 0) -> tuple:
     """([(first day, last day)], [(start, end) of the words]) of the days a text names."""
     if not _MAYBE_DATE.search(text):
         return [], []
@@ -237,7 +243,7 @@ def _spans(text: str, today: date) -> tuple:
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
-            days = _days(kind, m, today)
+            days = _days(kind, m, today, ahead)
             if days is None:
                 continue
             taken.append(m.span())
@@ -246,6 +252,9 @@ def _spans(text: str, today: date) -> tuple:
 
 
 MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
+# A record may name days ahead of it ("下周三出报告", "launch is next Monday"): the day an
+# event was planned for is how the store dates it (search.event_day). A query names none.
+AHEAD_DAYS = 14
 
 
 def mentions(text: str, written: datetime) -> list:
@@ -255,8 +264,9 @@ def mentions(text: str, written: datetime) -> list:
     today = written.astimezone().date()
     out = []
     for line in text.splitlines():
-        spans, _ = _spans(line, today)
-        out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS and s[0] <= today]
+        spans, _ = _spans(line, today, AHEAD_DAYS)
+        out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS
+                and s[0] <= today + timedelta(days=AHEAD_DAYS)]
     return out
 
 
@@ -264,12 +274,12 @@ def _local_midnight(day: date, now: datetime) -> datetime:
     return datetime(day.year, day.month, day.day).astimezone(now.astimezone().tzinfo)
 
 
-def _days(kind: str, m, today: date):
+def _days(kind: str, m, today: date, ahead: int = 0):
     """(first day, last day) a match names, or None when it names no real date. Days that
     are still ahead are never named: a question asks about what happened."""
     g = m.groupdict()
     try:
-        return _span(kind, g, today)
+        return _span(kind, g, today, ahead)
     except (ValueError, KeyError, OverflowError):
         return None
 
@@ -316,7 +326,7 @@ def _latest_year(month: int, day: int, today: date) -> int:
     return today.year if (month, day) <= (today.month, today.day) else today.year - 1
 
 
-def _span(kind: str, g: dict, today: date):
+def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
         year = int(g["year"]) if g.get("year") else None
@@ -325,7 +335,8 @@ def _span(kind: str, g: dict, today: date):
             first = date(year, month, 1)
             return first, min(today, _month_end(first)) if first <= today else _month_end(first)
         day = int(g["day"])
-        d = date(year or _latest_year(month, day, today), month, day)
+        # a record's "3 月 29 日上线" may be ahead of it (by up to `ahead` days)
+        d = date(year or _latest_year(month, day, today + timedelta(days=ahead)), month, day)
         return d, d
     if kind == "month_part":
         month = _month_number(g["mon"])
@@ -411,6 +422,12 @@ def _span(kind: str, g: dict, today: date):
             first = (first - timedelta(days=1)).replace(day=1)
         d = first.replace(day=int(g["day"]))
         return d, d
+    if kind in ("next_wd", "next_week"):
+        monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        if kind == "next_week":
+            return monday, monday + timedelta(days=6)
+        target = _WEEKDAYS_EN.get(g["wd"].lower(), _WEEKDAYS_ZH.get(g["wd"]))
+        return (monday + timedelta(days=target),) * 2 if target is not None else None
     if kind in ("last_wd", "recent_wd"):
         wd = g["wd"].lower()
         target = _WEEKDAYS_EN.get(wd, _WEEKDAYS_ZH.get(wd))

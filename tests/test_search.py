@@ -283,6 +283,18 @@ def test_an_event_named_as_the_time_is_dated_by_the_records_about_it(mem, monkey
     assert hits[0].content == "上线当天注册用户127个"
 
 
+def test_an_event_planned_ahead_is_dated_by_the_day_it_was_planned_for(mem, monkeypatch):
+    """"她下周三出报告", written on a Friday, dates the report to the Wednesday after; the
+    day the plan was written is not the event's."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-10T12:00:00Z")
+    _line(mem, "外部安全审计是 Olivia 做的，她下周三出安全报告", "2027-03-19", "a")  # a Friday
+    _line(mem, "数据库连接池 max_conns 先设 10", "2027-03-19", "b")
+    that_day = _line(mem, "数据库连接池 max_conns 从 40 降到 25", "2027-03-24", "c")
+    _line(mem, "数据库连接池 max_conns 调回 30", "2027-04-02", "d")
+    hits = mem.search("Olivia 出安全报告那天，数据库连接池怎么调的？", limit=4)
+    assert [h.id for h in hits if "连接池" in h.content][0] == that_day["id"]
+
+
 def test_the_start_of_the_project_is_the_stores_first_day(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     first = _line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")

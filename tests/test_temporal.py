@@ -3,7 +3,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from memory_core.temporal import NEWEST, OLDEST, Anchor, anchor, parse
+from memory_core.temporal import NEWEST, OLDEST, Anchor, anchor, mentions, parse
 
 NOW = datetime(2026, 10, 15, 12, 0, tzinfo=timezone.utc)  # a Thursday
 
@@ -306,6 +306,26 @@ def test_a_long_repetitive_query_names_a_short_event_in_one_pass(query):
     clause): a query of thousands of repeats gives an event of a few words, if any."""
     found = anchor(query)
     assert found is None or len(found.event) < 100
+
+
+@pytest.mark.parametrize("text, named", [
+    ("外部安全审计是 Olivia 做的，她下周三出报告", ["2027-03-24"]),
+    ("launch is next Monday", ["2027-03-22"]),
+    ("tomorrow we ship", ["2027-03-20"]),
+    ("后天发版", ["2027-03-21"]),
+    ("试点 3 月 29 日上线", ["2027-03-29"]),  # ahead of the record: this year's
+    ("下周开始压测", ["2027-03-22/2027-03-28"]),
+])
+def test_a_record_can_name_a_day_ahead_of_it(text, named):
+    written = datetime(2027, 3, 19, 10, tzinfo=timezone.utc)  # a Friday
+    got = [a.isoformat() if a == b else f"{a.isoformat()}/{b.isoformat()}"
+           for a, b in mentions(text, written)]
+    assert got == named
+
+
+@pytest.mark.parametrize("query", ["明天要做什么", "下周三的会议", "what is due next Monday"])
+def test_a_question_names_no_day_ahead(query):
+    assert days(query) is None
 
 
 @pytest.mark.parametrize("query", ["上线八九十天后", "上线十十天前", "发版二三四周后改了啥"])

@@ -33,7 +33,7 @@ from .errors import IndexError_, NeedsRebuild, StorageError
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "6"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded
+SCHEMA_VERSION = "6"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded, mentions.ahead
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k
@@ -117,7 +117,8 @@ CREATE TABLE IF NOT EXISTS decisions (     -- a session summary's decisions, for
     pk INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (pk, n)
 );
 CREATE TABLE IF NOT EXISTS mentions (     -- days a record names ("上周二", "yesterday"), local dates
-    pk INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL
+    pk INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL,
+    ahead INTEGER NOT NULL DEFAULT 0       -- 1: ahead of when it was written ("下周三出报告")
 );
 CREATE INDEX IF NOT EXISTS mentions_pk ON mentions(pk);
 CREATE INDEX IF NOT EXISTS mentions_first ON mentions(first);

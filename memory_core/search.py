@@ -141,7 +141,7 @@ class Filters:
         if self.during:
             d = self.during
             clauses.append(f"({alias}.timestamp >= ? AND {alias}.timestamp <= ? OR {alias}.pk IN "
-                           "(SELECT pk FROM mentions WHERE first <= ? AND last >= ?))")
+                           "(SELECT pk FROM mentions WHERE first <= ? AND last >= ? AND ahead = 0))")
             params += [d.since, d.until, d.last_day, d.first_day]
         return " AND ".join(clauses), params
 

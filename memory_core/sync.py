@@ -540,7 +540,9 @@ def _store_decisions(conn, decisions: dict) -> None:
 
 def _store_mentions(conn, rows: list, fresh: bool = False) -> None:
     """The days each record names, read from the time it was written (temporal.mentions):
-    a question about a day finds a record that talks about it, whenever it was saved."""
+    a question about a day finds a record that talks about it, whenever it was saved; a
+    day named ahead (a plan) only dates an event (search.event_day), it is not what
+    happened that day."""
     from .config import parse_time
     from .temporal import mentions
 
@@ -548,18 +550,20 @@ def _store_mentions(conn, rows: list, fresh: bool = False) -> None:
     for row in rows:
         if row.timestamp is None or row.type == "transcript":
             continue
-        spans = mentions(row.content, parse_time(row.timestamp))
+        written = parse_time(row.timestamp)
+        spans = mentions(row.content, written)
         if spans:
-            found.append((row.id, spans))
+            day = written.astimezone().date()
+            found.append((row.id, [(a, b, int(a > day)) for a, b in spans]))
     ids = [r.id for r in rows] if not fresh else [cid for cid, _ in found]
     if not ids:
         return
     pks = dict(conn.execute(f"SELECT id, pk FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids))
     if not fresh:
         conn.executemany("DELETE FROM mentions WHERE pk=?", [(pk,) for pk in pks.values()])
-    conn.executemany("INSERT INTO mentions(pk, first, last) VALUES (?,?,?)",
-                     [(pks[cid], a.isoformat(), b.isoformat()) for cid, spans in found
-                      if cid in pks for a, b in spans])
+    conn.executemany("INSERT INTO mentions(pk, first, last, ahead) VALUES (?,?,?,?)",
+                     [(pks[cid], a.isoformat(), b.isoformat(), ahead) for cid, spans in found
+                      if cid in pks for a, b, ahead in spans])
 
 
 def _reason(e: Exception) -> str:

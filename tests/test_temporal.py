@@ -168,7 +168,7 @@ def test_a_record_is_found_by_the_day_it_names(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-06T09:00:00Z")
     mem.save_fact("周二例会讨论了发布流程")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T09:00:00Z")
-    hits = mem.search("10月6号压测出了什么问题", limit=3, mode="fts")
+    hits = mem.search("10月6号压测出了什么问题", limit=3)
     assert hits[0].id == wanted["id"]
 
 
@@ -178,7 +178,7 @@ def test_a_question_of_only_time_words_lists_that_days_records(mem, monkeypatch)
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-12T10:00:00Z")
     mem.save_fact("周一只开了例会")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    hits = mem.search("周二出了什么事", limit=3, mode="fts")
+    hits = mem.search("周二出了什么事", limit=3)
     assert hits and hits[0].id == a["id"]
 
 
@@ -210,7 +210,7 @@ def test_a_named_day_brings_its_work_beside_lines_that_share_the_word(mem, monke
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-04T10:00:00Z")
     mem.save_fact("测试同学每周四做一次回归测试")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    hits = mem.search("上周四都干了啥？", limit=3, mode="fts")
+    hits = mem.search("上周四都干了啥？", limit=3, mode="fts")  # the vectors alone find it too
     assert "session_summary" in [h.type for h in hits]
 
 
@@ -220,7 +220,7 @@ def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypat
     mem.save_fact("Added helmet to the API")
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     assert s["id"] in [h.id for h in mem.search("On Sept 24, what security changes went in?", limit=3,
-                                                 mode="fts")]
+                                                 mode="fts")]  # the vectors alone find it too
 
 
 # --- times named by events (issue #16: "before the launch") ----------------------------------

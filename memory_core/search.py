@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 
 from . import corrections, vectors
-from .corrections import SUPERSEDED, VISIBLE
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of
@@ -118,8 +117,9 @@ class Filters:
         forgotten records only with history, superseded ones with history or past."""
         clauses, params = [], []
         if not self.history:
-            clauses.append(f"{alias}.hidden IN ({VISIBLE}, {SUPERSEDED})" if self.past
-                           else f"{alias}.hidden = {VISIBLE}")
+            visible = corrections.VISIBLE
+            clauses.append(f"{alias}.hidden IN ({visible}, {corrections.SUPERSEDED})" if self.past
+                           else f"{alias}.hidden = {visible}")
         if self.ref_targets:
             clauses.append(f"{alias}.pk IN (SELECT pk FROM refs WHERE target IN "
                            f"({','.join('?' * len(self.ref_targets))}))")

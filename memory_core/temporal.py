@@ -510,6 +510,9 @@ _EN_ANCHORS = (
                r"(?P<subj>we|I|they|he|she|you|(?!The\b)[A-Z][a-z]{1,40}|the\s+[a-z][\w-]{0,40})\s+"
                r"(?P<ev>[a-z][\w-]{0,40}(?:\s+[A-Za-z][\w.-]{0,40}){0,5})"),
 )
+# "the day/night/week we launched": a night runs into the next day, a week is the week of it
+_CLAUSE_STRETCH = {"day": (0, 0), "morning": (0, 0), "evening": (0, 0), "night": (0, 1),
+                   "week": (-3, 3)}
 # Words an English event phrase stops before (a phrase ends where the question goes on).
 _EN_STOP = frozenset("""what why how when where who which whom whose did do does was were is are
 am be been had has have we i you they he she it and or but so to of in on at for with from by
@@ -583,30 +586,21 @@ def _anchor(query: str):
                 continue
             weekday = None
             if g.get("n"):
-                n = _num(g["n"])
-                if n is None or n > 365:
-                    continue
-                n *= 7 if g["unit"].lower().startswith("week") else 1
-                spread = 3 if g["unit"].lower().startswith("week") else 0
-                stretch = ((-n - spread, -n + spread) if g["rel"].lower() == "before"
-                           else (n - spread, n + spread))
+                stretch = _counted(g["n"], g["unit"].lower().startswith("week"),
+                                   g["rel"].lower() == "before")
+            elif g.get("wd"):
+                weekday = _WEEKDAYS_EN[g["wd"].lower()]
+                stretch = _STRETCH["week " + g["rel"].lower()]
+            elif clause:
+                stretch = _CLAUSE_STRETCH[g["unit"]]
+            elif g.get("unit"):
+                stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower())))
+            elif g.get("rel"):
+                stretch = _STRETCH.get(_EN_REL.get(re.sub(r"\s+", " ", g["rel"].lower())))
             else:
-                if g.get("wd"):
-                    weekday = _WEEKDAYS_EN[g["wd"].lower()]
-                    rel = "week " + g["rel"].lower()
-                elif clause:
-                    rel = "on"
-                elif g.get("unit"):
-                    rel = _EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower()))
-                elif g.get("rel"):
-                    rel = _EN_REL.get(re.sub(r"\s+", " ", g["rel"].lower()))
-                else:
-                    rel = "on"
-                if not rel:
-                    continue
-                stretch = _STRETCH[rel]
-                if clause and g["unit"] in ("night", "week"):  # a night runs past midnight
-                    stretch = (0, 1) if g["unit"] == "night" else _STRETCH["week of"]
+                stretch = _STRETCH["on"]
+            if stretch is None:
+                continue
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
             return Anchor(event, *stretch, weekday=weekday), m.span()
     for m in _ZH_ANCHOR.finditer(query):
@@ -616,12 +610,10 @@ def _anchor(query: str):
             continue
         weekday = None
         if m["n"] or m["n2"]:
-            n = _num(m["n"] or m["n2"])
-            if n is None or n > 365:
+            stretch = _counted(m["n"] or m["n2"], m["nunit"] is not None and m["nunit"] not in "天日",
+                               m["ndir"] == "前")
+            if stretch is None:
                 continue
-            week = m["nunit"] is not None and m["nunit"] not in "天日"
-            n, spread = (7 * n, 3) if week else (n, 0)
-            stretch = (-n - spread, -n + spread) if m["ndir"] == "前" else (n - spread, n + spread)
         elif m["wd"]:
             weekday = _WEEKDAYS_ZH[m["wd"]]
             stretch = _STRETCH["week before" if m["wdir"] == "前" else "week after"]
@@ -630,6 +622,16 @@ def _anchor(query: str):
             stretch = _STRETCH[rel]
         return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end())
     return None
+
+
+def _counted(count: str, weeks: bool, before: bool):
+    """The stretch of "两天后" / "three days before" / "一周后" (a week give or take three
+    days) around an event; None when the count is no number."""
+    n = _num(count)
+    if n is None or n > 365:
+        return None
+    n, spread = (7 * n, 3) if weeks else (n, 0)
+    return (-n - spread, -n + spread) if before else (n - spread, n + spread)
 
 
 def _holiday(event: str, today: date):

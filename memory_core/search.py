@@ -158,9 +158,10 @@ class Filters:
         return cls(search_types(type), memory_types(memory_type), start, end, ref_targets, history)
 
     def plain(self) -> bool:
-        """Only the default filters (no forgotten, superseded or transcript records)?"""
+        """Only the default filters (no forgotten or transcript records, superseded ones only
+        for a question about the past)? They pass nearly every row."""
         return not (self.types or self.memory_types or self.since or self.until
-                    or self.ref_targets or self.history or self.during or self.past)
+                    or self.ref_targets or self.history or self.during)
 
     def within(self, start, end) -> "Filters":
         """These filters, narrowed to records written in [start, end) (aware local

@@ -562,13 +562,17 @@ def event_day(conn, event: str, filters: Filters):
     camping yesterday") or, naming none, for the day it was written, in proportion to how
     well it matches; the day with the most votes. None when nothing is about the event."""
     from .config import parse_time
-    from .temporal import names_beginning
+    from .temporal import in_calendar, names_beginning
 
     if names_beginning(event):  # "项目刚开始那周": the store's first day
         where, params = filters.sql()
         (first,) = conn.execute(f"SELECT min(c.timestamp) FROM chunks c WHERE {where} "
                                 "AND c.type != 'core'", params).fetchone()
-        return parse_time(first).astimezone().date() if first else None
+        try:
+            day = parse_time(first).astimezone().date() if first else None
+        except OverflowError:
+            return None
+        return day if day and in_calendar(day) else None
     found = fts_candidates(conn, event, filters, ABOUT_EVENT)
     if not found:
         return None
@@ -587,8 +591,11 @@ def event_day(conn, event: str, filters: Filters):
             f"SELECT pk, timestamp, type FROM chunks WHERE pk IN ({marks})", list(weight)):
         if kind == "core" or not (ts or pk in named):
             continue
-        days = named.get(pk) or [parse_time(ts).astimezone().date()]
-        for day in days:
+        try:
+            days = named.get(pk) or [parse_time(ts).astimezone().date()]
+        except OverflowError:  # stamped at the calendar's end
+            continue
+        for day in filter(in_calendar, days):
             votes[day] = votes.get(day, 0.0) + weight[pk] / len(days)
     return max(votes, key=lambda d: (votes[d], d)) if votes else None
 

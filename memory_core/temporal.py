@@ -209,6 +209,8 @@ def parse(query: str, now: datetime) -> TimeHint:
         return hint
     query = asked(query)
     today = now.astimezone().date()
+    if not in_calendar(today):
+        return hint
     spans, taken = _spans(query, today)
     found = _anchor(query)
     event = found[0] if found else None
@@ -248,7 +250,14 @@ def _spans(text: str, today: date, ahead: int = 0) -> tuple:
                 continue
             taken.append(m.span())
             spans.append(days)
+            if len(spans) == MAX_NAMED:  # "周一周一周一…": each match is checked against these
+                return spans, taken
     return spans, taken
+
+
+# Days one text is read for: a line naming more pins nothing, and each match is checked
+# against those taken (a 4,000-character line of "周一" took seconds to sync).
+MAX_NAMED = 32
 
 
 MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
@@ -261,13 +270,29 @@ def mentions(text: str, written: datetime) -> list:
     """Every day or stretch (up to MAX_MENTION_DAYS) a record names, as (first, last) days."""
     if not text or not names_a_day(text):
         return []
-    today = written.astimezone().date()
+    try:
+        today = written.astimezone().date()
+    except OverflowError:  # 9999-12-31T23:00Z east of UTC
+        return []
+    if not in_calendar(today):
+        return []
     out = []
     for line in text.splitlines():
         spans, _ = _spans(line, today, AHEAD_DAYS)
         out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS
                 and s[0] <= today + timedelta(days=AHEAD_DAYS)]
-    return out
+        if len(out) >= MAX_NAMED:
+            break
+    return list(dict.fromkeys(out))
+
+
+# Days far enough from the calendar's ends that a stretch around them (a year either side at
+# most) and a local midnight exist: "0001-01-01" or a record stamped 9999-12-25 names none.
+_CALENDAR = (date.min + timedelta(days=400), date.max - timedelta(days=400))
+
+
+def in_calendar(day: date) -> bool:
+    return _CALENDAR[0] <= day <= _CALENDAR[1]
 
 
 def _local_midnight(day: date, now: datetime) -> datetime:
@@ -279,9 +304,10 @@ def _days(kind: str, m, today: date, ahead: int = 0):
     are still ahead are never named: a question asks about what happened."""
     g = m.groupdict()
     try:
-        return _span(kind, g, today, ahead)
+        span = _span(kind, g, today, ahead)
     except (ValueError, KeyError, OverflowError):
         return None
+    return span if span is None or in_calendar(span[0]) and in_calendar(span[1]) else None
 
 
 def _month_number(text: str) -> int:

@@ -351,3 +351,46 @@ def test_a_long_run_of_letters_is_read_in_one_pass(query):
     Chinese event pattern 11 s (2,000 letters: 81 s; the work grew with the cube)."""
     assert anchor(query) is None
     assert parse(query, NOW).anchor is None
+
+
+@pytest.mark.parametrize("query", ["0001-01-01 发生了什么", "Jan 1, 0001 deploy",
+                                   "0001年1月1日 deploy", "what happened on 0001-01-02"])
+def test_a_day_at_the_end_of_the_calendar_names_no_time(query):
+    """A local midnight of year 1 does not exist west of UTC: such a day is no stretch, not
+    an error out of every search that names it (found by a hostile review)."""
+    h = parse(query, NOW)
+    assert h.start is None and h.end is None
+
+
+def test_a_record_stamped_at_the_end_of_the_calendar_names_no_day():
+    assert mentions("deploy 昨天上线", datetime(9999, 12, 25, tzinfo=timezone.utc)) == []
+    assert mentions("deploy 昨天上线", datetime(1, 1, 2, tzinfo=timezone.utc)) == []
+
+
+def test_a_hand_written_line_stamped_in_year_9999_breaks_no_search(mem, monkeypatch):
+    """One imported line stamped 9999-12-25 that names a day used to raise OverflowError
+    out of every sync, so every search of the store failed; now it is indexed like any
+    line and names no day."""
+    import json
+
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    good = mem.save_fact("deploy notes for the release")
+    daily = next((mem.root / "daily").glob("*.jsonl"))
+    with open(daily, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "log-99991225-000000-aaaaaaaaaa", "type": "fact",
+                            "memory_type": "W", "content": "deploy 昨天上线", "entities": [],
+                            "confidence": 1.0, "timestamp": "9999-12-25T00:00:00Z"}) + "\n")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert good["id"] in [h.id for h in mem.search("deploy", mode="fts")]
+    assert good["id"] in [h.id for h in mem.search("the day before the deploy", mode="fts")]
+    mem.rebuild(embed=False)
+    assert good["id"] in [h.id for h in mem.search("0001-01-01 deploy", mode="fts")]
+
+
+def test_a_record_naming_a_day_thousands_of_times_names_it_once():
+    """Each day a text names is checked against those already taken: a 4,000-character line
+    of "周一" made thousands of matches, each checked against all before it (seconds of sync
+    per record) and stored as thousands of rows of the same day."""
+    written = datetime(2026, 10, 1, 10, tzinfo=timezone.utc)
+    assert mentions("周一" * 2000, written) == [(date(2026, 9, 28), date(2026, 9, 28))]
+    assert len(mentions("\n".join(f"{d} 号上线" for d in range(1, 31)) * 50, written)) <= 32

@@ -486,33 +486,37 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                          "keyword results only (`cursor-memory rebuild` makes an index it can use)")
     now = clock()
     hint = temporal.parse(query, now)
-    if hint.asks_past() and not filters.history:
-        filters = replace(filters, past=True)
+    past = filters if filters.history else replace(filters, past=True)
     counted = {"keyword_only": 0}
 
     def search(conn):
+        start, end = hint.start, hint.end
+        asks_past = hint.asks_past()
+        if hint.anchor is not None and mode != "vector":  # "the day before launch"
+            day = event_day(conn, hint.anchor.event, past)
+            if day is not None and day > now.astimezone().date():
+                # an event still ahead ("活动当天穿什么合适？"): nothing has happened then
+                asks_past = hint.order == temporal.OLDEST
+            elif day is not None:
+                start, end = hint.anchor.stretch(day, day, now)
+        scope = past if asks_past else filters  # a question about a past time: what was true then
         # words that name days are matched by date (the dated list) and also as keywords:
         # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
-        fts = fts_candidates(conn, query, filters, depth) if mode != "vector" else []
+        fts = fts_candidates(conn, query, scope, depth) if mode != "vector" else []
         vec = []
         if qvec is not None:
             if vectors.usable(conn, embedder.identity):
                 v, early = qvec()
-                vec = vector_candidates(conn, v, filters, depth, early)
+                vec = vector_candidates(conn, v, scope, depth, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
             else:
                 notes.append("vectors are not available in this index yet: keyword results only")
         dated = []
-        start, end = hint.start, hint.end
-        if hint.anchor is not None and mode != "vector":  # "the day before launch"
-            day = event_day(conn, hint.anchor.event, filters)
-            if day is not None:
-                start, end = hint.anchor.stretch(day, day, now)
         if start is not None and mode != "vector":  # the days the query names
-            dated = dated_candidates(conn, query, filters.within(start, end), end - start, depth)
+            dated = dated_candidates(conn, query, scope.within(start, end), end - start, depth)
         ranked = fuse(fts, vec, *fusion, dated=dated)
-        if filters.ref_targets and not query.strip():  # everything about it, newest first
-            ranked = newest(conn, filters, depth)
+        if scope.ref_targets and not query.strip():  # everything about it, newest first
+            ranked = newest(conn, scope, depth)
         hits = collapse(load_hits(conn, ranked, project))
         return rerank(conn, hits, hint, query)[:limit]
 

@@ -387,6 +387,21 @@ def test_a_hand_written_line_stamped_in_year_9999_breaks_no_search(mem, monkeypa
     assert good["id"] in [h.id for h in mem.search("0001-01-01 deploy", mode="fts")]
 
 
+def test_an_event_still_ahead_dates_no_question(mem, monkeypatch):
+    """"活动当天穿什么？" about a summit next week: nothing has happened that day, so the
+    question is not confined to it and older values stay hidden."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T10:00:00Z")
+    mem.save_fact("医疗创新高峰会的时间是 10 月 20 日")
+    old = mem.save_fact("参会的着装要求是正装")
+    mem.save_fact("参会的着装要求改成商务休闲", supersedes=old["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    h = parse("高峰会当天的着装要求是什么？", datetime(2026, 10, 15, 10, tzinfo=timezone.utc))
+    assert h.anchor is not None and h.anchor.event == "高峰会"
+    hits = mem.search("高峰会当天的着装要求是什么？", mode="fts")
+    assert old["id"] not in [h.id for h in hits]
+    assert any("商务休闲" in h.content for h in hits)
+
+
 def test_a_record_naming_a_day_thousands_of_times_names_it_once():
     """Each day a text names is checked against those already taken: a 4,000-character line
     of "周一" made thousands of matches, each checked against all before it (seconds of sync

@@ -92,9 +92,13 @@ def _closure(conn, targets: set) -> set:
     """The corrected records and what goes with them: the records they were made from (the
     daily lines of a hidden fact) and those whose every source is among them (a fact; a
     part of a hidden record)."""
-    hidden = set(targets)
     if not targets:
-        return hidden
+        return set(targets)
+    targets = set(targets)
+    for t in list(targets):  # "sum-X#d1", a decision of summary sum-X, goes with sum-X
+        targets.update(i for (i,) in conn.execute(
+            "SELECT DISTINCT item FROM evidence WHERE item >= ? AND item < ?", (t + "#", t + "$")))
+    hidden = set(targets)
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS target_ids(id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM target_ids")
     conn.executemany("INSERT OR IGNORE INTO target_ids VALUES (?)", [(t,) for t in targets])

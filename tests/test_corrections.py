@@ -144,3 +144,24 @@ def test_corrections_survive_a_rebuild_from_scratch(mem):
     assert any(v2["id"] in h.evidence for h in fresh.search("deploy window"))
     fresh.rebuild()
     assert ids(Memory(mem.root).search("deploy window on-call phone")) == expected
+
+
+def test_forgetting_a_consolidated_summary_hides_the_facts_of_its_decisions(mem, monkeypatch):
+    """A fact made from a summary's decision has evidence "sum-X#d1", not "sum-X": forgotten
+    after consolidation, the summary took nothing with it, and the decision stayed in every
+    search, past-time questions and a rebuild included (found by a hostile review).
+    Forgotten before consolidation the decision is never folded in: both orders agree now."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T10:00:00Z")
+    s = mem.save_summary("数据库迁移", "讨论了迁移方案", decisions=["迁移窗口定在周六凌晨"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T11:00:00Z")
+    mem.consolidate()
+    assert any("#" in e for f in read_facts(mem.root).values() for e in f.get("evidence") or [])
+    mem.forget(s["id"], reason="wrong session")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    for query in ("迁移窗口", "10月10日 迁移窗口", "最早的迁移窗口"):
+        assert mem.search(query, mode="fts") == [], query
+    mem.rebuild(embed=False)
+    assert mem.search("迁移窗口", mode="fts") == []
+    old = mem.search("迁移窗口", mode="fts", history=True)
+    assert old and "active" not in {h.status for h in old}
+    assert {h.status for h in old if h.id == s["id"]} == {"forgotten"}

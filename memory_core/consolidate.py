@@ -415,7 +415,8 @@ def run(index, root: Path, *, deadline=None, model=None, resync) -> Report:
 
 def prune(index, root: Path) -> Report:
     """Delete daily files older than the retention (config `retention_days`, default 90),
-    except a day holding a fact/preference line that no fact lists as evidence yet, an
+    except a day holding a fact/preference line that no fact lists as evidence yet (a line
+    superseded before any consolidation included: it is the only copy of the old value), an
     action (actions are events, not folded into facts.jsonl), or a correction (a tombstone
     or a `supersedes`: it must outlive what it corrects). Lines
     nobody could read (malformed, cut off) are never deleted with their day: they are moved,
@@ -446,8 +447,10 @@ def prune(index, root: Path) -> Report:
     def settled(conn, ids):
         marks = ",".join("?" * len(ids))
         done = {i for (i,) in conn.execute(f"SELECT item FROM evidence WHERE item IN ({marks})", ids)}
+        # forgotten: nothing to keep; superseded and in no fact: its day is the only copy of
+        # what was true then (a past-time question finds it), so it stays
         return done | {i for (i,) in conn.execute(
-            f"SELECT target FROM corrections WHERE target IN ({marks})", ids)}
+            f"SELECT target FROM corrections WHERE kind = 'forgotten' AND target IN ({marks})", ids)}
 
     for path in old:
         data = jsonl.settled_tail(path.read_bytes(), path.stat().st_mtime)

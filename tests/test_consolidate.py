@@ -127,6 +127,21 @@ def test_retention_prunes_old_consolidated_days_only(mem, monkeypatch):
     assert [f["content"] for f in facts(mem)] == ["old and consolidated"]
 
 
+def test_retention_keeps_the_only_copy_of_a_value_replaced_before_consolidation(mem, monkeypatch):
+    """A line superseded before any consolidation is never folded into facts.jsonl (only
+    visible lines are), so its day file is the only copy of what was true then: retention
+    deleted it as 'settled', and "最早 TTL 是多少" lost its answer (found by a hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-01-05T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-01-06T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-05-01T10:00:00Z")
+    assert "2026-01-05.jsonl" in mem.prune().kept
+    mem.rebuild(embed=False)
+    assert v1["id"] in [h.id for h in mem.search("最早 Redis 缓存 TTL 是多少", mode="fts")]
+
+
 def test_retention_is_configurable(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T12:00:00Z")
     mem.save_fact("ten days old")

@@ -134,6 +134,28 @@ def history(conn, ids) -> dict:
     return out
 
 
+def replaced_at(conn, ids) -> dict:
+    """{id: when it was first superseded (the correction's time, UTC ISO)} for these ids, a
+    daily line by the fact it was consolidated into; ids with no known time are left out."""
+    ids = list(ids)
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    owner = {item: cid for item, cid in conn.execute(
+        f"SELECT e.item, c.id FROM evidence e JOIN chunks c ON c.pk = e.pk WHERE e.item IN ({marks})",
+        ids)}
+    wanted = list(set(ids) | set(owner.values()))
+    when = {t: ts for t, ts in conn.execute(
+        f"SELECT target, min(timestamp) FROM corrections WHERE kind = 'superseded' AND timestamp "
+        f"IS NOT NULL AND target IN ({','.join('?' * len(wanted))}) GROUP BY target", wanted)}
+    out = {}
+    for i in ids:
+        known = [when[x] for x in (i, owner.get(i)) if x in when]
+        if known:
+            out[i] = min(known)
+    return out
+
+
 def forgotten(conn, record_id: str) -> bool:
     """Is there a tombstone for this id already?"""
     return conn.execute("SELECT 1 FROM corrections WHERE target = ? AND kind = 'forgotten' "

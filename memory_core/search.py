@@ -443,6 +443,18 @@ class Request:
     filters: Filters = field(default_factory=Filters)
 
 
+def true_within(conn, hits: list, start) -> list:
+    """Without the superseded hits replaced before the stretch a question names began:
+    "上周 TTL 是多少" asked weeks after the TTL changed wants the value true last week."""
+    from .config import iso
+    old = [h.id for h in hits if h.status == "superseded"]
+    if not old:
+        return hits
+    since = iso(start)
+    when = corrections.replaced_at(conn, old)
+    return [h for h in hits if h.status != "superseded" or when.get(h.id, since) >= since]
+
+
 def check(request: Request) -> None:
     if request.mode not in MODES:
         raise UserError(f"mode must be one of {', '.join(MODES)}, not {request.mode!r}")
@@ -518,6 +530,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if scope.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, scope, depth)
         hits = collapse(load_hits(conn, ranked, project))
+        if asks_past and start is not None:
+            hits = true_within(conn, hits, start)
         return rerank(conn, hits, hint, query)[:limit]
 
     hits = index.run(search, vectors=qvec is not None)

@@ -165,3 +165,30 @@ def test_forgetting_a_consolidated_summary_hides_the_facts_of_its_decisions(mem,
     old = mem.search("迁移窗口", mode="fts", history=True)
     assert old and "active" not in {h.status for h in old}
     assert {h.status for h in old if h.id == s["id"]} == {"forgotten"}
+
+
+@pytest.mark.parametrize("query", ["上周 Redis 缓存 TTL 是多少", "what was the Redis 缓存 TTL yesterday",
+                                   "今天 Redis 缓存 TTL 是多少", "这周 Redis 缓存 TTL 是多少"])
+def test_a_value_replaced_before_the_time_asked_about_is_not_an_answer(mem, monkeypatch, query):
+    """A superseded value answers a question about a time when it was still true; replaced
+    on 09-01, it was not true last week, yesterday or today (found by a hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert ids(mem.search(query, mode="fts")) == [v2["id"]]
+    assert v1["id"] in ids(mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
+
+
+def test_a_consolidated_value_replaced_before_the_time_asked_about_is_not_an_answer(mem, monkeypatch):
+    """The same through facts.jsonl: the daily line is dated by the fact it went into."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert not any("3600" in h.content for h in mem.search("上周 Redis 缓存 TTL 是多少", mode="fts"))
+    assert any("3600" in h.content for h in mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))

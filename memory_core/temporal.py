@@ -94,10 +94,16 @@ _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
+AHEAD = "ahead"  # the kind of words that name no day because they name one ahead
+
 # (pattern, kind); the first pattern that matches a stretch of text wins it. The same
 # patterns read a query (relative to now) and a record (relative to when it was written).
 # Compiled on first need: most texts name no date, and _MAYBE_DATE says so cheaply.
 _PATTERN_SOURCES = (
+    # words naming a month or year ahead ("下个月底", "明年1月", "next month"): taken, so that
+    # "月底" or "1月" inside them is not read as this month's end or last January; no days
+    (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
+     r"\s*\d{1,2}\s*[日号])?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}\b", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
@@ -156,7 +162,7 @@ _patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早]|day|night|week|month|year|ago|morning|"
     r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
 _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
@@ -239,11 +245,15 @@ def _spans(text: str, today: date, ahead: int = 0) -> tuple:
         return [], []
     if not _patterns:
         _patterns.extend((re.compile(p, re.I), kind) for p, kind in _PATTERN_SOURCES)
-    taken: list = []
+    taken: list = []  # where each span was read, in step with spans
+    ahead_words: list = []
     spans: list = []
     for pattern, kind in _patterns:
         for m in pattern.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
+            if any(a < m.end() and m.start() < b for a, b in taken + ahead_words):
+                continue
+            if kind == AHEAD:
+                ahead_words.append(m.span())
                 continue
             days = _days(kind, m, today, ahead)
             if days is None:

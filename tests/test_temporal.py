@@ -409,3 +409,25 @@ def test_a_record_naming_a_day_thousands_of_times_names_it_once():
     written = datetime(2026, 10, 1, 10, tzinfo=timezone.utc)
     assert mentions("周一" * 2000, written) == [(date(2026, 9, 28), date(2026, 9, 28))]
     assert len(mentions("\n".join(f"{d} 号上线" for d in range(1, 31)) * 50, written)) <= 32
+
+
+@pytest.mark.parametrize("query", ["下个月底的计划是什么", "下个月初的计划", "下月中要做什么", "明年1月的预算",
+                                   "下个月", "明年", "what is planned for next month"])
+def test_a_month_or_year_ahead_names_no_time(query):
+    """"下个月底" was read as "月底" without its "下个", and this month's end being ahead, as
+    last month's: the opposite direction (found by a hostile review)."""
+    h = parse(query, NOW)
+    assert h.start is None and not h.asks_past()
+
+
+def test_a_record_planning_next_month_names_no_day_of_this_one():
+    assert mentions("下个月底上线支付模块", datetime(2026, 10, 14, 10, tzinfo=timezone.utc)) == []
+    assert mentions("明年1月再说", datetime(2026, 10, 14, 10, tzinfo=timezone.utc)) == []
+
+
+@pytest.mark.parametrize("query, first", [("国庆的发布", "2026-10-01"), ("五一的值班", "2026-05-01"),
+                                          ("清明的值班", "2026-04-04")])
+def test_a_holiday_named_alone_is_its_days(query, first):
+    """The cheap check for time words knew no holiday's characters, so "国庆" alone (without
+    节 or 期间) named nothing (found by a hostile review)."""
+    assert days(query)[0] == first

@@ -506,11 +506,11 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         asks_past = hint.asks_past()
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
             day = event_day(conn, hint.anchor.event, past)
-            if day is not None and day > now.astimezone().date():
-                # an event still ahead ("活动当天穿什么合适？"): nothing has happened then
+            if day is not None and day <= now.astimezone().date():
+                start, end = temporal.so_far(*hint.anchor.stretch(day, day, now), now)
+            if day is not None and start is None:  # an event still ahead ("活动当天穿什么
+                # 合适？"), or the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
-            elif day is not None:
-                start, end = hint.anchor.stretch(day, day, now)
         scope = past if asks_past else filters  # a question about a past time: what was true then
         # words that name days are matched by date (the dated list) and also as keywords:
         # taking them out of the keywords scored lower on both halves (docs/retrieval.md)

@@ -431,3 +431,64 @@ def test_a_holiday_named_alone_is_its_days(query, first):
     """The cheap check for time words knew no holiday's characters, so "国庆" alone (without
     节 or 期间) named nothing (found by a hostile review)."""
     assert days(query)[0] == first
+
+
+@pytest.mark.parametrize("query, now, expected", [
+    ("节后第一天改了什么", "2026-10-03T10:00:00Z", None),  # the holiday is not over yet
+    ("元旦后一天", "2027-01-01T10:00:00Z", None),
+    ("what did we do this fall", "2026-10-15T12:00:00Z", ("2026-09-01", "2026-10-16")),
+    ("冬天的事故", "2026-12-31T10:00:00Z", ("2026-12-01", "2027-01-01")),
+])
+def test_a_stretch_ends_today_at_the_latest(query, now, expected):
+    """A question asks what happened: the part of a named stretch still ahead is cut off,
+    and a stretch all ahead names nothing (found by a hostile review)."""
+    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")))
+    got = (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
+    assert got == expected
+
+
+@pytest.mark.parametrize("text, named", [
+    ("本周五发版", [("2026-10-16", "2026-10-16")]),  # written on Wednesday: two days ahead
+    ("这周一改了超时", [("2026-10-12", "2026-10-12")]),
+    ("下周末上线", [("2026-10-24", "2026-10-25")]),  # the weekend, not all of next week
+    ("下下周上线", []),  # not next week
+])
+def test_a_record_names_this_weeks_weekdays_and_next_weekend(text, named):
+    """"本周五" was read as this week so far, "下周末" as all of next week, "下下周" as next
+    week (found by a hostile review)."""
+    got = mentions(text, datetime(2026, 10, 14, 9, tzinfo=timezone.utc))
+    assert [(a.isoformat(), b.isoformat()) for a, b in got] == named
+
+
+def test_a_named_day_across_a_daylight_saving_change_is_that_day(monkeypatch):
+    """Midnights were expressed in now's UTC offset: asked the Monday after DST ended,
+    "昨天" (Sunday) began at 23:00 on Saturday, and a record naming Saturday matched
+    (found by a hostile review)."""
+    import time
+
+    from memory_core.search import Filters
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    h = parse("昨天干了啥", datetime.fromisoformat("2026-11-02T09:00:00-08:00"))
+    during = Filters().within(h.start, h.end).during
+    assert (during.first_day, during.last_day) == ("2026-11-01", "2026-11-01")
+    h = parse("1月5日的事故", datetime.fromisoformat("2026-07-15T09:00:00-07:00"))
+    assert Filters().within(h.start, h.end).during.last_day == "2026-01-05"
+
+
+def test_only_the_start_of_a_long_question_is_read_for_time():
+    """The event patterns cost ~10 ms per 1,000 characters: a pasted page is read for its
+    first MAX_QUERY_CHARS only (found by a hostile review: 100k characters took a second)."""
+    assert days("昨天" + "x" * 5000) == ("2026-10-14", "2026-10-15")
+    assert days("x " * 5000 + "昨天") is None
+
+
+def test_february_29_asked_in_another_year_is_the_last_one():
+    assert days("2月29日的事故") == ("2024-02-29", "2024-03-01")
+
+
+@pytest.mark.parametrize("text", ["1月初上线", "early January launch"])
+def test_the_start_of_next_month_written_at_years_end_is_next_year(text):
+    """Written on Dec 28, "1月初" is days ahead, not last January (found by a hostile review)."""
+    assert mentions(text, datetime(2026, 12, 28, 10, tzinfo=timezone.utc)) == [
+        (date(2027, 1, 1), date(2027, 1, 10))]

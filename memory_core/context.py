@@ -84,6 +84,25 @@ class _Line:
         self.evidence = [self.id]
 
 
+def _last_week(root: Path, today) -> list:
+    paths = [Path(root) / "daily" / f"{today - timedelta(days=k)}.jsonl" for k in range(7)]
+    return [p for p in paths if p.is_file() and not p.is_symlink()]
+
+
+def corrected_in_files(root: Path, today) -> set:
+    """The ids the last week's tombstones and supersedes correct (no index to ask)."""
+    from . import jsonl
+
+    hidden = set()
+    for path in _last_week(root, today):
+        for record in jsonl.read(path).records:
+            if record.get("type") == "forget" and isinstance(record.get("target"), str):
+                hidden.add(record["target"])
+            if isinstance(record.get("supersedes"), str):
+                hidden.add(record["supersedes"])
+    return hidden
+
+
 def recent_facts_from_files(root: Path, today) -> list:
     """The same policy over the last week's daily files, for when the index is not ready:
     tombstones and supersedes in those files are honoured, duplicates shown once."""
@@ -91,17 +110,10 @@ def recent_facts_from_files(root: Path, today) -> list:
     from .sync import to_chunk
     from .text import normalize
 
-    lines, hidden, seen = [], set(), set()
-    for k in range(7):
-        path = Path(root) / "daily" / f"{today - timedelta(days=k)}.jsonl"
-        if not path.is_file() or path.is_symlink():
-            continue
+    lines, hidden, seen = [], corrected_in_files(root, today), set()
+    for path in _last_week(root, today):
         for record in jsonl.read(path).records:
             try:
-                if record.get("type") == "forget" and isinstance(record.get("target"), str):
-                    hidden.add(record["target"])
-                if isinstance(record.get("supersedes"), str):
-                    hidden.add(record["supersedes"])
                 row = to_chunk(f"daily/{path.name}", record)
             except Exception:  # noqa: BLE001 - sync reports bad lines; here they are left out
                 continue
@@ -117,12 +129,15 @@ def recent_facts_from_files(root: Path, today) -> list:
     return _keep_by_policy(out, today)
 
 
-def last_summary(root: Path):
-    """The newest record of sessions.jsonl (read from the end of the file)."""
+def last_summary(root: Path, hidden=frozenset()):
+    """The newest record of sessions.jsonl (read from the end of the file) that was not
+    forgotten or replaced (`hidden`: their ids)."""
     from . import jsonl
 
     best = None
     for rec in jsonl.tail(Path(root) / "sessions.jsonl"):
+        if rec.get("id") in hidden:
+            continue
         if isinstance(rec.get("summary"), str) and isinstance(rec.get("timestamp"), str):
             if best is None or rec["timestamp"] >= best["timestamp"]:
                 best = rec
@@ -174,7 +189,10 @@ def build(root: Path, index=None, *, project=None, search_command: str | None = 
     today = now().astimezone().date()
     facts = (index.run(lambda conn: recent_facts(conn, today, project)) if index is not None
              else recent_facts_from_files(root, today))
-    summary = last_summary(root)
+    hidden = (index.run(lambda conn: {i for (i,) in conn.execute(
+        "SELECT id FROM chunks WHERE type = 'session_summary' AND hidden != 0")})
+              if index is not None else corrected_in_files(root, today))
+    summary = last_summary(root, hidden)
     md, more = _read_core(root)
 
     items: list = []

@@ -192,3 +192,20 @@ def test_a_consolidated_value_replaced_before_the_time_asked_about_is_not_an_ans
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
     assert not any("3600" in h.content for h in mem.search("上周 Redis 缓存 TTL 是多少", mode="fts"))
     assert any("3600" in h.content for h in mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
+
+
+@pytest.mark.parametrize("with_index", [True, False])
+def test_a_forgotten_session_summary_is_not_the_last_session_in_the_context(mem, monkeypatch, with_index):
+    """The context's last session summary was read from sessions.jsonl without a look at
+    tombstones: a summary forgotten for what it leaked opened the next session (found by a
+    hostile review). With the index and without it (read from the files)."""
+    from memory_core import context
+
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-09T10:00:00Z")
+    mem.save_summary("发布", "发布流程走了一遍")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T10:00:00Z")
+    s = mem.save_summary("数据库迁移", "讨论了迁移方案，密码改为 hunter2-example")
+    mem.forget(s["id"], reason="leaked")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-11T10:00:00Z")
+    text = (mem.session_context().text if with_index else context.build(mem.root).text)
+    assert "迁移方案" not in text and "发布流程走了一遍" in text

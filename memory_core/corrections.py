@@ -134,23 +134,30 @@ def history(conn, ids) -> dict:
     return out
 
 
-def replaced_at(conn, ids) -> dict:
-    """{id: when it was first superseded (the correction's time, UTC ISO)} for these ids, a
-    daily line by the fact it was consolidated into; ids with no known time are left out."""
-    ids = list(ids)
-    if not ids:
+def replaced_at(conn, related: dict) -> dict:
+    """{id: when it was first superseded (UTC ISO)} for {id: [ids it was made from]}: the
+    time of the record replacing it, or of one of its sources ("sum-X#d1": sum-X), or of
+    the fact it was consolidated into; ids with no known time are left out."""
+    if not related:
         return {}
-    marks = ",".join("?" * len(ids))
-    owner = {item: cid for item, cid in conn.execute(
-        f"SELECT e.item, c.id FROM evidence e JOIN chunks c ON c.pk = e.pk WHERE e.item IN ({marks})",
-        ids)}
-    wanted = list(set(ids) | set(owner.values()))
+    items = {i: {i, *srcs, *(x.split("#", 1)[0] for x in srcs)} for i, srcs in related.items()}
+    wanted = sorted(set().union(*items.values()))
+    marks = ",".join("?" * len(wanted))
+    owners: dict = {}
+    for item, cid in conn.execute(f"SELECT e.item, c.id FROM evidence e JOIN chunks c ON c.pk = "
+                                  f"e.pk WHERE e.item IN ({marks})", wanted):
+        owners.setdefault(item, set()).add(cid)
+    for i in items:
+        items[i] |= set().union(*(owners.get(x, set()) for x in list(items[i])))
+    wanted = sorted(set().union(*items.values()))
+    # the replacing record's own time: a facts.jsonl status carries the fact's first time
     when = {t: ts for t, ts in conn.execute(
-        f"SELECT target, min(timestamp) FROM corrections WHERE kind = 'superseded' AND timestamp "
-        f"IS NOT NULL AND target IN ({','.join('?' * len(wanted))}) GROUP BY target", wanted)}
+        "SELECT k.target, min(coalesce(c.timestamp, k.timestamp)) FROM corrections k "
+        "LEFT JOIN chunks c ON c.id = k.by_id WHERE k.kind = 'superseded' AND k.target IN "
+        f"({','.join('?' * len(wanted))}) GROUP BY k.target", wanted) if ts}
     out = {}
-    for i in ids:
-        known = [when[x] for x in (i, owner.get(i)) if x in when]
+    for i, ids in items.items():
+        known = [when[x] for x in ids if x in when]
         if known:
             out[i] = min(known)
     return out

@@ -447,7 +447,7 @@ def true_within(conn, hits: list, start) -> list:
     """Without the superseded hits replaced before the stretch a question names began:
     "上周 TTL 是多少" asked weeks after the TTL changed wants the value true last week."""
     from .config import iso
-    old = [h.id for h in hits if h.status == "superseded"]
+    old = {h.id: h.evidence for h in hits if h.status == "superseded"}
     if not old:
         return hits
     since = iso(start)

@@ -209,3 +209,33 @@ def test_a_forgotten_session_summary_is_not_the_last_session_in_the_context(mem,
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-11T10:00:00Z")
     text = (mem.session_context().text if with_index else context.build(mem.root).text)
     assert "迁移方案" not in text and "发布流程走了一遍" in text
+
+
+def test_a_value_true_all_month_answers_for_that_month_after_any_consolidation(mem, monkeypatch):
+    """A consolidated fact's superseded status carried the fact's own first time (July), so
+    after the next consolidation "8月 TTL" lost the value that was true all of August; the
+    replacement's time is that of the record replacing it (found by a second hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-20T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert any("3600" in h.content for h in mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
+    assert not any("3600" in h.content for h in mem.search("上周 Redis 缓存 TTL 是多少", mode="fts"))
+
+
+def test_a_decision_of_a_replaced_summary_is_no_answer_after_it_was_replaced(mem, monkeypatch):
+    """The fact made from a decision ("sum-X#d1") had no replacement time of its own, so
+    every past-time question returned it (found by a second hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    s = mem.save_summary("缓存方案", "讨论了缓存", decisions=["Redis 缓存 TTL 定为 3600 秒"])
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-10T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 定为 86400 秒", supersedes=s["id"])
+    mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    for query in ("上周 Redis 缓存 TTL 是多少", "9月 Redis 缓存 TTL 是多少"):
+        assert not any("3600" in h.content for h in mem.search(query, mode="fts")), query
+    assert any("3600" in h.content for h in mem.search("7月 Redis 缓存 TTL 是多少", mode="fts"))

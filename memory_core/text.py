@@ -17,7 +17,7 @@ import os
 import re
 import unicodedata
 
-TOKENIZER_VERSION = "1"
+TOKENIZER_VERSION = "2"  # 2: normalize keeps what separates digits
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -240,8 +240,12 @@ def count_tokens(text: str) -> int:
 
 def normalize(text: str) -> str:
     """For spotting the same fact written twice: NFKC, case-folded, punctuation and
-    spacing removed."""
-    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
+    spacing removed, except between digits ("1.5" is not "15", nor "10:30" "1030")."""
+    parts = _BETWEEN_DIGITS.split(unicodedata.normalize("NFKC", text).casefold())
+    return ".".join(_NOT_ALNUM.sub("", p) for p in parts)
+
+
+_BETWEEN_DIGITS = re.compile(r"(?<=\d)[\W_]+(?=\d)")
 
 
 _NOT_ALNUM = re.compile(r"[\W_]+")  # exactly the characters str.isalnum() rejects

@@ -150,3 +150,18 @@ def test_retention_is_configurable(mem, monkeypatch):
     assert (mem.prune().pruned, mem.prune().kept) == ([], [])
     (mem.root / "config.json").write_text('{"retention_days": 7}')
     assert mem.prune().pruned == ["2026-10-01.jsonl"]
+
+
+def test_values_that_differ_only_in_a_decimal_point_are_two_facts(mem, monkeypatch):
+    """Exact duplicates were spotted with all punctuation removed, so "1.5 秒" and "15 秒"
+    were one fact showing the first line's text: forgetting the wrong value left it on
+    show (found by a second hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    wrong = mem.save_fact("接口超时设置为 1.5 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    mem.save_fact("接口超时设置为 15 秒")
+    assert len(mem.search("接口超时", mode="fts")) == 2
+    mem.consolidate()
+    mem.forget(wrong["id"], reason="记错了，是 15 秒")
+    mem.consolidate()
+    assert [h.content for h in mem.search("接口超时", mode="fts")] == ["接口超时设置为 15 秒"]

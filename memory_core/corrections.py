@@ -73,9 +73,17 @@ def apply(conn) -> int:
     Lookups only (the evidence table), so its cost follows the number of corrections, not
     the size of the store."""
     forgot = {t for (t,) in conn.execute("SELECT target FROM corrections WHERE kind = 'forgotten'")}
-    targets = {t for (t,) in conn.execute("SELECT DISTINCT target FROM corrections")}
+    replaced = {t for (t,) in conn.execute("SELECT target FROM corrections WHERE kind = 'superseded'")}
+    # the same text saved again is the same fact (consolidation makes it one): replacing
+    # one copy, or forgetting a whole fact, goes for every copy
+    forgot |= _copies(conn, _facts_among(conn, forgot), "forgotten")
+    replaced |= _copies(conn, replaced, "superseded")
     gone = _closure(conn, forgot)
-    level = {i: SUPERSEDED for i in _closure(conn, targets)} | {i: FORGOTTEN for i in gone}
+    # a fact is superseded when any of its sources is (as consolidation marks it), forgotten
+    # only when all are (one of two copies forgotten leaves the fact)
+    level = ({i: SUPERSEDED for i in _closure(conn, replaced, every=False)}
+             | {i: SUPERSEDED for i in _closure(conn, forgot | replaced)}
+             | {i: FORGOTTEN for i in gone})
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS hide_ids(id TEXT PRIMARY KEY, level INTEGER)")
     conn.execute("DELETE FROM hide_ids")
     conn.executemany("INSERT OR IGNORE INTO hide_ids VALUES (?, ?)", level.items())
@@ -88,10 +96,33 @@ def apply(conn) -> int:
     return changed
 
 
-def _closure(conn, targets: set) -> set:
+def _facts_among(conn, ids: set) -> set:
+    """The ids among these that are consolidated facts (facts.jsonl)."""
+    return {i for i in ids if i.startswith("fact-")} & {i for (i,) in conn.execute(
+        f"SELECT id FROM chunks WHERE source_file = 'facts.jsonl' AND id IN "
+        f"({','.join('?' * len(ids))})", list(ids))} if ids else set()
+
+
+def _copies(conn, ids: set, kind: str) -> set:
+    """Facts and fact lines with the same normalised text (chunks.norm) as these, saved
+    before the correction of that kind: one saved after it is news, and one that replaces
+    something is a value of its own ("3600 → 86400 → 3600 again")."""
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    return {i for (i,) in conn.execute(
+        "SELECT c2.id FROM corrections k JOIN chunks c1 ON c1.id = k.target "
+        "JOIN chunks c2 ON c2.norm = c1.norm AND c2.id != c1.id "
+        f"WHERE k.kind = ? AND k.target IN ({marks}) AND c1.type IN ('fact', 'preference') "
+        "AND c2.type IN ('fact', 'preference') AND c2.timestamp <= k.timestamp "
+        "AND c2.id NOT IN (SELECT by_id FROM corrections WHERE by_id IS NOT NULL)",
+        [kind, *ids])}
+
+
+def _closure(conn, targets: set, every: bool = True) -> set:
     """The corrected records and what goes with them: the records they were made from (the
-    daily lines of a hidden fact) and those whose every source is among them (a fact; a
-    part of a hidden record)."""
+    daily lines of a hidden fact) and those whose every source (with `every` False: any
+    source) is among them (a fact; a part of a hidden record)."""
     if not targets:
         return set(targets)
     targets = set(targets)
@@ -115,7 +146,8 @@ def _closure(conn, targets: set) -> set:
                 f"SELECT e.pk, c.id, e.item FROM evidence e JOIN chunks c ON c.pk = e.pk "
                 f"WHERE e.pk IN ({marks})", part):
             items.setdefault((pk, cid), []).append(item)
-        hidden.update(cid for (_, cid), ev in items.items() if all(i in hidden for i in ev))
+        test = all if every else any
+        hidden.update(cid for (_, cid), ev in items.items() if test(i in hidden for i in ev))
     conn.execute("DELETE FROM target_ids")
     return hidden
 

@@ -239,3 +239,55 @@ def test_a_decision_of_a_replaced_summary_is_no_answer_after_it_was_replaced(mem
     for query in ("上周 Redis 缓存 TTL 是多少", "9月 Redis 缓存 TTL 是多少"):
         assert not any("3600" in h.content for h in mem.search(query, mode="fts")), query
     assert any("3600" in h.content for h in mem.search("7月 Redis 缓存 TTL 是多少", mode="fts"))
+
+
+@pytest.mark.parametrize("consolidate_first", [True, False])
+def test_replacing_one_copy_of_a_fact_saved_twice_replaces_the_fact(mem, monkeypatch, consolidate_first):
+    """Consolidation marks a fact superseded when any source is, the index hid it only
+    when all were: the old value stayed a current answer, and for good when no
+    consolidation had run first (found by a second hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    b = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    if consolidate_first:
+        mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=b["id"])
+    for step in ("now", "consolidated", "rebuilt"):
+        if step == "consolidated":
+            mem.consolidate()
+        if step == "rebuilt":
+            mem.rebuild(embed=False)
+        got = [h.content for h in mem.search("Redis 缓存 TTL 是多少", mode="fts")]
+        assert got == ["Redis 缓存 TTL 改成 86400 秒"], step
+
+
+@pytest.mark.parametrize("consolidate_first", [True, False])
+def test_forgetting_a_fact_forgets_the_copy_saved_again_before(mem, monkeypatch, consolidate_first):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    mem.save_fact("部署窗口是周五晚上")
+    mem.consolidate()
+    fact = next(h for h in mem.search("部署窗口", mode="fts") if h.id.startswith("fact-"))
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    mem.save_fact("部署窗口是周五晚上")
+    if consolidate_first:
+        mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    mem.forget(fact.id, reason="记错了")
+    assert mem.search("部署窗口", mode="fts") == []
+    mem.consolidate()
+    assert mem.search("部署窗口", mode="fts") == []
+
+
+def test_a_value_restored_by_a_supersede_is_current(mem, monkeypatch):
+    """3600 → 86400 → 3600 again: the last is a value of its own, not a copy of the first."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    a = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    b = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=a["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    c = mem.save_fact("Redis 缓存 TTL 是 3600 秒", supersedes=b["id"])
+    assert ids(mem.search("Redis 缓存 TTL 是多少", mode="fts")) == [c["id"]]
+    mem.consolidate()
+    assert [h.content for h in mem.search("Redis 缓存 TTL 是多少", mode="fts")] == ["Redis 缓存 TTL 是 3600 秒"]

@@ -443,16 +443,18 @@ class Request:
     filters: Filters = field(default_factory=Filters)
 
 
-def true_within(conn, hits: list, start) -> list:
-    """Without the superseded hits replaced before the stretch a question names began:
-    "上周 TTL 是多少" asked weeks after the TTL changed wants the value true last week."""
+def true_within(conn, hits: list, start, end) -> list:
+    """Without the superseded hits that were not true in the stretch a question names:
+    replaced before it began ("上周 TTL 是多少" asked weeks after the TTL changed wants the
+    value true last week), or first saved after it ended ("去年…" of a value saved this year)."""
     from .config import iso
     old = {h.id: h.evidence for h in hits if h.status == "superseded"}
     if not old:
         return hits
-    since = iso(start)
+    since, until = iso(start), iso(end)
     when = corrections.replaced_at(conn, old)
-    return [h for h in hits if h.status != "superseded" or when.get(h.id, since) >= since]
+    return [h for h in hits if h.status != "superseded"
+            or when.get(h.id, since) >= since and (h.timestamp or since) < until]
 
 
 def check(request: Request) -> None:
@@ -476,6 +478,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     check(request)
     query, limit, mode, filters = request.query, request.limit, request.mode, request.filters
     notes: list = []
+    if len(query) > temporal.MAX_QUERY_CHARS:
+        query = query[:temporal.MAX_QUERY_CHARS]
+        notes.append(f"the query was read for its first {temporal.MAX_QUERY_CHARS:,} characters")
     if mode != "fts" and embedder is None:
         notes.append("no embedding model available: keyword results only "
                      "(see `cursor-memory model download`)")
@@ -531,7 +536,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             ranked = newest(conn, scope, depth)
         hits = collapse(load_hits(conn, ranked, project))
         if asks_past and start is not None:
-            hits = true_within(conn, hits, start)
+            hits = true_within(conn, hits, start, end)
         return rerank(conn, hits, hint, query)[:limit]
 
     hits = index.run(search, vectors=qvec is not None)

@@ -291,3 +291,15 @@ def test_a_value_restored_by_a_supersede_is_current(mem, monkeypatch):
     assert ids(mem.search("Redis 缓存 TTL 是多少", mode="fts")) == [c["id"]]
     mem.consolidate()
     assert [h.content for h in mem.search("Redis 缓存 TTL 是多少", mode="fts")] == ["Redis 缓存 TTL 是 3600 秒"]
+
+
+def test_a_value_first_saved_after_the_time_asked_about_is_not_an_answer(mem, monkeypatch):
+    """"去年 TTL 是多少": a value saved this year and replaced since was never last year's
+    (found by a second hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-03-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-05-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert v1["id"] not in ids(mem.search("去年 Redis 缓存 TTL 是多少", mode="fts"))
+    assert v1["id"] in ids(mem.search("3月 Redis 缓存 TTL 是多少", mode="fts"))

@@ -385,3 +385,14 @@ def test_a_model_loaded_with_a_thread_per_core_gives_the_same_vectors(tmp_path):
     assert np.allclose(threaded.embed(texts), single.embed(texts), atol=1e-5)
     assert np.allclose(threaded.embed_query(texts[0]), single.embed_query(texts[0]), atol=1e-5)
     assert embeddings.load(tmp_path / "a", threads=2) is threaded  # loaded once per process
+
+
+def test_a_pasted_page_is_searched_by_its_first_2000_characters_and_says_so(mem):
+    """A 100,000-character Chinese query cost 8 s of keyword search (the MCP server holds
+    its lock meanwhile); it is read for its first 2,000 characters, with a note."""
+    wanted = mem.save_fact("接口超时设置为 15 秒")
+    page = "接口超时是多少？" + "这是一段粘贴进来的长文。" * 9000
+    hits = mem.search(page, mode="fts")
+    assert hits[0].id == wanted["id"]
+    assert any("first 2,000 characters" in n for n in hits.notes)
+    assert not mem.search("接口超时是多少？", mode="fts").notes

@@ -227,18 +227,20 @@ def parse(query: str, now: datetime) -> TimeHint:
     today = now.astimezone().date()
     if not in_calendar(today):
         return hint
-    spans, taken = _spans(query, today)
+    named = list(zip(*_spans(query, today)))  # [(days, where the words are)]
     found = _anchor(query)
     event = found[0] if found else None
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
         a, b = found[1]
-        spans = [s for s, (c, d) in zip(spans, taken) if not (c < b and a < d)]
-    spans = [s for s in spans if s[0] <= today]  # a question asks what happened
+        named = [(s, (c, d)) for s, (c, d) in named if not (c < b and a < d)]
+    named = [(s, at) for s, at in named if s[0] <= today]  # a question asks what happened
+    spans = [s for s, _ in named]
     holiday = _holiday(event.event, today) if event else None
     if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
         hint.start, hint.end = so_far(*event.stretch(*holiday, now), now)
     elif spans:
-        best = min(spans, key=lambda d: d[1] - d[0])  # the narrowest: "昨天复盘时说这个月…"
+        best = _range(query, named) or min(spans, key=lambda d: d[1] - d[0])
+        # else the narrowest: "昨天复盘时说这个月…"
         hint.start, hint.end = so_far(_local_midnight(best[0]),
                                       _local_midnight(best[1] + timedelta(days=1)), now)
     else:
@@ -247,6 +249,22 @@ def parse(query: str, now: datetime) -> TimeHint:
         if hint.order is None and pattern.search(query):
             hint.order = order
     return hint
+
+
+# What joins the two ends of a stretch: "between Aug 11 and Aug 15", "10月1日到10月7日",
+# "from Sept 3 to Sept 9", "9月3日和9月9日之间", "上周一到上周三".
+_RANGE_JOIN = re.compile(r"\s{0,3}(?:and|to|until|till|through|thru|-|–|—|~|～|到|至|和|与|跟)\s{0,3}", re.I)
+
+
+def _range(query: str, named: list):
+    """(first, last) day of two named days joined as a range ([(days, where)]), else None."""
+    if len(named) != 2:
+        return None
+    (_, (_, b)), (_, (c, _)) = sorted(named, key=lambda n: n[1])
+    if not _RANGE_JOIN.fullmatch(query[b:c]):
+        return None
+    first, last = min(s[0] for s, _ in named), max(s[1] for s, _ in named)
+    return (first, last) if (last - first).days <= 366 else None
 
 
 def so_far(start: datetime, end: datetime, now: datetime) -> tuple:

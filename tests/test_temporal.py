@@ -492,3 +492,16 @@ def test_the_start_of_next_month_written_at_years_end_is_next_year(text):
     """Written on Dec 28, "1月初" is days ahead, not last January (found by a hostile review)."""
     assert mentions(text, datetime(2026, 12, 28, 10, tzinfo=timezone.utc)) == [
         (date(2027, 1, 1), date(2027, 1, 10))]
+
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("Where was John between Oct 1 and Oct 7?", "2026-10-01", "2026-10-08"),
+    ("10月1日到10月7日改了什么", "2026-10-01", "2026-10-08"),
+    ("from Sept 3 to Sept 9 what did we change", "2026-09-03", "2026-09-10"),
+    ("9月3日和9月9日之间的变更", "2026-09-03", "2026-09-10"),
+    ("上周一到上周三做了什么", "2026-10-05", "2026-10-08"),
+    ("昨天复盘时说这个月的目标", "2026-10-14", "2026-10-15"),  # two days, no range: the narrowest
+])
+def test_two_days_joined_as_a_range_are_the_stretch_between(query, first, after_last):
+    """"between Aug 11 and Aug 15" was read as Aug 11 alone (the narrower of the two)."""
+    assert days(query) == (first, after_last)

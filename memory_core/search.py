@@ -510,9 +510,12 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
-            day = event_day(conn, hint.anchor.event, past)
+            day = last = event_day(conn, hint.anchor.event, past)
+            if hint.anchor.until is not None and day is not None:  # "between the test and…"
+                last = event_day(conn, hint.anchor.until, past)
+                day, last = (None, None) if last is None else sorted((day, last))
             if day is not None and day <= now.astimezone().date():
-                start, end = temporal.so_far(*hint.anchor.stretch(day, day, now), now)
+                start, end = temporal.so_far(*hint.anchor.stretch(day, last, now), now)
             if day is not None and start is None:  # an event still ahead ("活动当天穿什么
                 # 合适？"), or the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST

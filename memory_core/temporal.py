@@ -27,6 +27,7 @@ class Anchor:
     first: int | None
     last: int | None
     weekday: int | None = None  # "上线前那周的周一", "the Friday after launch": that day of it
+    until: str | None = None  # "between the load test and the phase-2 one": the second event
 
     def stretch(self, first_day: date, last_day: date, now: datetime) -> tuple:
         """(start, end), aware local midnights, of the stretch around an event that took
@@ -647,8 +648,34 @@ def anchor(query: str) -> Anchor | None:
     return found[0] if found else None
 
 
+# Two events as the ends of a stretch: "between the first load test and the phase-2 one",
+# "first load test 和二期那次压测之间" (both ends' words bounded: one pass over any text).
+_EN_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+|our\s+|my\s+)?(?P<ev>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
+                         r"\s+and\s+(?:the\s+|our\s+|my\s+)?(?P<ev2>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
+                         r"(?=\s*[,?.!;]|\s+(?:what|how|which|who|did|was|were|is|are|do)\b|$)", re.I)
+_ZH_BETWEEN = re.compile(r"(?P<ev>[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff .\-]{1,30}?)\s{0,3}(?:和|与|跟|到|至)\s{0,3}"
+                         r"(?P<ev2>[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff .\-]{0,30}?)\s{0,3}(?:之间|中间)")
+
+
+def _between(query: str):
+    """(Anchor with two events, span) or None; not when an end is a calendar time."""
+    for pattern in (_EN_BETWEEN, _ZH_BETWEEN):
+        m = pattern.search(query)
+        if not m:
+            continue
+        ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
+        today = date(2000, 1, 1)  # only whether an end names a time, not which
+        if any(len(e) < 2 or _spans(e, today)[0] or _TIME_WORDS.match(e) for e in ends):
+            continue
+        return Anchor(ends[0], 0, 0, until=ends[1]), m.span()
+    return None
+
+
 def _anchor(query: str):
     """(Anchor, (start, end) of the words that place the time around the event) or None."""
+    found = _between(query)
+    if found:
+        return found
     for pattern in _EN_ANCHORS:
         for m in pattern.finditer(query):
             g = m.groupdict()

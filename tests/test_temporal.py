@@ -505,3 +505,25 @@ def test_the_start_of_next_month_written_at_years_end_is_next_year(text):
 def test_two_days_joined_as_a_range_are_the_stretch_between(query, first, after_last):
     """"between Aug 11 and Aug 15" was read as Aug 11 alone (the narrower of the two)."""
     assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query, event, until", [
+    ("first load test 和二期那次压测之间，partition 有几个？", "first load test", "二期那次压测"),
+    ("What changed between the launch and the audit?", "launch", "audit"),
+    ("在换 Vitest 和决定换 Drizzle 之间，Redis 的 TTL 是多少？", "换 Vitest", "决定换 Drizzle"),
+])
+def test_two_events_can_be_the_ends_of_a_stretch(query, event, until):
+    h = parse(query, NOW)
+    assert (h.anchor.event, h.anchor.until) == (event, until)
+
+
+def test_a_value_between_two_events_is_what_was_true_then(mem, monkeypatch):
+    """"第一次压测和二期压测之间 partition 有几个": 12, set at the first and replaced at the
+    second; without the stretch the replaced value was hidden."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    twelve = mem.save_fact("第一次压测 consumer lag 上涨，telemetry topic 的 partition 扩到 12")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-20T10:00:00Z")
+    mem.save_fact("二期压测失败，telemetry topic 的 partition 扩到 24", supersedes=twelve["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    assert twelve["id"] in [h.id for h in mem.search("第一次压测和二期压测之间，partition 有几个？")]
+    assert twelve["id"] not in [h.id for h in mem.search("telemetry topic 的 partition 有几个？")]

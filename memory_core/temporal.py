@@ -653,14 +653,14 @@ def anchor(query: str) -> Anchor | None:
 _EN_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+|our\s+|my\s+)?(?P<ev>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
                          r"\s+and\s+(?:the\s+|our\s+|my\s+)?(?P<ev2>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
                          r"(?=\s*[,?.!;]|\s+(?:what|how|which|who|did|was|were|is|are|do)\b|$)", re.I)
-_ZH_BETWEEN = re.compile(r"(?P<ev>[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff .\-]{1,30}?)\s{0,3}(?:和|与|跟|到|至)\s{0,3}"
-                         r"(?P<ev2>[A-Za-z\u4e00-\u9fff][\w\u4e00-\u9fff .\-]{0,30}?)\s{0,3}(?:之间|中间)")
+_ZH_EV = r"[^\W\d_和与跟到至][^\W_和与跟到至]{0,30}(?:[ .\-][^\W_和与跟到至]{1,30}){0,3}?"  # no joining word inside
+_ZH_BETWEEN = re.compile(rf"(?P<ev>{_ZH_EV})\s{{0,3}}(?:和|与|跟|到|至)\s{{0,3}}(?P<ev2>{_ZH_EV})\s{{0,3}}(?:之间|中间)")
 
 
 def _between(query: str):
     """(Anchor with two events, span) or None; not when an end is a calendar time."""
-    for pattern in (_EN_BETWEEN, _ZH_BETWEEN):
-        m = pattern.search(query)
+    for pattern, word in ((_EN_BETWEEN, "between"), (_ZH_BETWEEN, "间")):
+        m = pattern.search(query) if word in query.lower() else None
         if not m:
             continue
         ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]

@@ -129,14 +129,14 @@ def recent_facts_from_files(root: Path, today) -> list:
     return _keep_by_policy(out, today)
 
 
-def last_summary(root: Path, hidden=frozenset()):
+def last_summary(root: Path, hidden=frozenset(), since: str = ""):
     """The newest record of sessions.jsonl (read from the end of the file) that was not
-    forgotten or replaced (`hidden`: their ids)."""
+    forgotten or replaced (`hidden`: their ids) and is not older than `since`."""
     from . import jsonl
 
     best = None
     for rec in jsonl.tail(Path(root) / "sessions.jsonl"):
-        if rec.get("id") in hidden:
+        if rec.get("id") in hidden or str(rec.get("timestamp") or "") < since:
             continue
         if isinstance(rec.get("summary"), str) and isinstance(rec.get("timestamp"), str):
             if best is None or rec["timestamp"] >= best["timestamp"]:
@@ -189,10 +189,13 @@ def build(root: Path, index=None, *, project=None, search_command: str | None = 
     today = now().astimezone().date()
     facts = (index.run(lambda conn: recent_facts(conn, today, project)) if index is not None
              else recent_facts_from_files(root, today))
-    hidden = (index.run(lambda conn: {i for (i,) in conn.execute(
-        "SELECT id FROM chunks WHERE type = 'session_summary' AND hidden != 0")})
-              if index is not None else corrected_in_files(root, today))
-    summary = last_summary(root, hidden)
+    if index is not None:
+        hidden = index.run(lambda conn: {i for (i,) in conn.execute(
+            "SELECT id FROM chunks WHERE type = 'session_summary' AND hidden != 0")})
+        summary = last_summary(root, hidden)
+    else:  # the files' tombstones are read for a week: an older summary cannot be vouched for
+        week = iso(datetime.combine(today - timedelta(days=6), dtime()).astimezone())
+        summary = last_summary(root, corrected_in_files(root, today), since=week)
     md, more = _read_core(root)
 
     items: list = []

@@ -30,7 +30,8 @@ def rows_of(rel: str, record: dict) -> list:
     rid = record.get("id")
     if not isinstance(rid, str):
         return []
-    stamp = record.get("timestamp") or record.get("updated_at")
+    # a fact's time is when it was first made (updated_at moves on as copies join it)
+    stamp = record.get("timestamp") or record.get("created_at") or record.get("updated_at")
     stamp = stamp if isinstance(stamp, str) else None
     reason = record.get("reason") if isinstance(record.get("reason"), str) else None
     out = []
@@ -115,7 +116,10 @@ def _copies(conn, ids: set, kind: str) -> set:
         "JOIN chunks c2 ON c2.norm = c1.norm AND c2.id != c1.id "
         f"WHERE k.kind = ? AND k.target IN ({marks}) AND c1.type IN ('fact', 'preference') "
         "AND c2.type IN ('fact', 'preference') AND c2.timestamp <= k.timestamp "
-        "AND c2.id NOT IN (SELECT by_id FROM corrections WHERE by_id IS NOT NULL)",
+        "AND c2.id NOT IN (SELECT by_id FROM corrections WHERE by_id IS NOT NULL) "
+        # forgetting "3600 again" does not forget the 3600 it replaced
+        "AND (k.kind = 'superseded' OR c2.id NOT IN "
+        "(SELECT target FROM corrections WHERE kind = 'superseded'))",
         [kind, *ids])}
 
 
@@ -183,13 +187,32 @@ def replaced_at(conn, related: dict) -> dict:
         items[i] |= set().union(*(owners.get(x, set()) for x in list(items[i])))
     wanted = sorted(set().union(*items.values()))
     # the replacing record's own time: a facts.jsonl status carries the fact's first time
+    # a supersede's time is the replacing record's; a facts.jsonl status carries the
+    # superseded fact's own first time, so for it the replacing fact's time is taken
     when = {t: ts for t, ts in conn.execute(
-        "SELECT k.target, min(coalesce(c.timestamp, k.timestamp)) FROM corrections k "
+        "SELECT k.target, min(CASE WHEN k.id LIKE '%!superseded' THEN coalesce(c.timestamp, "
+        "k.timestamp) ELSE k.timestamp END) FROM corrections k "
         "LEFT JOIN chunks c ON c.id = k.by_id WHERE k.kind = 'superseded' AND k.target IN "
         f"({','.join('?' * len(wanted))}) GROUP BY k.target", wanted) if ts}
     out = {}
     for i, ids in items.items():
         known = [when[x] for x in ids if x in when]
+        if known:
+            out[i] = min(known)
+    return out
+
+
+def first_saved(conn, related: dict) -> dict:
+    """{id: the earliest time it or a record it was made from was saved} for {id: [ids]}
+    (a fact's own time moves on as copies join it)."""
+    ids = sorted(set(related) | {x for srcs in related.values() for x in srcs})
+    if not ids:
+        return {}
+    stamp = dict(conn.execute(f"SELECT id, timestamp FROM chunks WHERE timestamp IS NOT NULL AND id "
+                              f"IN ({','.join('?' * len(ids))})", ids))
+    out = {}
+    for i, srcs in related.items():
+        known = [stamp[x] for x in (i, *srcs) if x in stamp]
         if known:
             out[i] = min(known)
     return out

@@ -453,8 +453,9 @@ def true_within(conn, hits: list, start, end) -> list:
         return hits
     since, until = iso(start), iso(end)
     when = corrections.replaced_at(conn, old)
+    first = corrections.first_saved(conn, old)
     return [h for h in hits if h.status != "superseded"
-            or when.get(h.id, since) >= since and (h.timestamp or since) < until]
+            or when.get(h.id, since) >= since and first.get(h.id, since) < until]
 
 
 def check(request: Request) -> None:

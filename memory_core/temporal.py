@@ -261,11 +261,21 @@ def _range(query: str, named: list):
     """(first, last) day of two named days joined as a range ([(days, where)]), else None."""
     if len(named) != 2:
         return None
-    (_, (_, b)), (_, (c, _)) = sorted(named, key=lambda n: n[1])
+    (one, (_, b)), (other, (c, _)) = sorted(named, key=lambda n: n[1])
     if not _RANGE_JOIN.fullmatch(query[b:c]):
         return None
-    first, last = min(s[0] for s, _ in named), max(s[1] for s, _ in named)
-    return (first, last) if (last - first).days <= 366 else None
+    # each end is read as its last past day: "11月1日到11月30日" asked on the 26th put the
+    # 30th a year back, so a second end before the first is taken a year on (so_far then
+    # cuts it at today); ends still in the wrong order are no range
+    last = other[1]
+    if one[0] > last:
+        try:
+            last = last.replace(year=last.year + 1)
+        except ValueError:  # Feb 29
+            return None
+    if one[0] > last or (last - one[0]).days > 366:
+        return None
+    return one[0], last
 
 
 def so_far(start: datetime, end: datetime, now: datetime) -> tuple:

@@ -303,3 +303,66 @@ def test_a_value_first_saved_after_the_time_asked_about_is_not_an_answer(mem, mo
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
     assert v1["id"] not in ids(mem.search("去年 Redis 缓存 TTL 是多少", mode="fts"))
     assert v1["id"] in ids(mem.search("3月 Redis 缓存 TTL 是多少", mode="fts"))
+
+
+@pytest.mark.parametrize("consolidate_between", [True, False])
+def test_a_value_true_all_month_and_said_again_answers_for_that_month(mem, monkeypatch, consolidate_between):
+    """Saved Jul 1, said again Aug 5, replaced Aug 10: true all of July. "First saved" was
+    read from the hit's own time, the last save (found by a third hostile review)."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    mem.save_fact("TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-05T10:00:00Z")
+    b = mem.save_fact("ttl 是 3600 秒")
+    if consolidate_between:
+        mem.consolidate()
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-10T10:00:00Z")
+    mem.save_fact("TTL 是 86400 秒", supersedes=b["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-20T10:00:00Z")
+    for query in ("7月 TTL 是多少", "7月20日 TTL 是多少", "7月15日到7月20日 TTL"):
+        assert any("3600" in h.content for h in mem.search(query, mode="fts")), query
+
+
+def test_a_value_said_again_after_it_was_replaced_survives_consolidation(mem, monkeypatch):
+    """3600, 86400 replacing it, 3600 said again, 86400 said again: the second 3600 is a value
+    of its own. A fact's supersede was dated by its updated_at, which moved on as the second
+    86400 joined it, so consolidation took the later 3600 for a copy (third hostile review)."""
+    for day, text, sup in ((1, "TTL 是 3600 秒", None), (2, "TTL 是 86400 秒", 0),
+                           (3, "TTL 是 3600 秒", None), (4, "TTL 是 86400 秒", None)):
+        monkeypatch.setenv("CURSOR_MEMORY_NOW", f"2026-07-0{day}T10:00:00Z")
+        made = [] if day == 1 else made
+        made.append(mem.save_fact(text, supersedes=made[sup]["id"] if sup is not None else None))
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-20T10:00:00Z")
+    before = sorted(h.content for h in mem.search("TTL 是多少", mode="fts"))
+    mem.consolidate()
+    assert sorted(h.content for h in mem.search("TTL 是多少", mode="fts")) == before
+    assert any("3600" in c for c in before)
+
+
+def test_forgetting_a_value_restored_later_keeps_the_original(mem, monkeypatch):
+    """3600 → 86400 → 3600 again; forgetting the fact of "3600 again" forgot the first 3600
+    as one of its copies (third hostile review)."""
+    from memory_core.consolidate import read_facts
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    a = mem.save_fact("TTL 是 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-02T10:00:00Z")
+    b = mem.save_fact("TTL 是 86400 秒", supersedes=a["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-03T10:00:00Z")
+    c = mem.save_fact("TTL 是 3600 秒", supersedes=b["id"])
+    mem.consolidate()
+    again = next(k for k, v in read_facts(mem.root).items() if c["id"] in v["evidence"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-10T10:00:00Z")
+    mem.forget(again, reason="never happened")
+    assert any("3600" in h.content for h in mem.search("7月1日 TTL 是多少", mode="fts"))
+
+
+def test_the_context_from_files_shows_no_summary_older_than_the_tombstones_it_reads(mem, monkeypatch):
+    """Without an index the context reads a week of tombstones, so a summary forgotten two
+    weeks ago came back from sessions.jsonl (third hostile review)."""
+    import time
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-02T10:00:00Z")
+    s = mem.save_summary("泄露", "SECRETLEAK 数据库密码是 hunter2")
+    mem.forget(s["id"], reason="leaked a password")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-15T09:00:00Z")
+    assert "SECRETLEAK" not in mem.session_context().text
+    (mem.root / "index.sqlite").unlink()
+    assert "SECRETLEAK" not in Memory(mem.root).session_context(deadline=time.monotonic()).text

@@ -534,3 +534,15 @@ def test_a_run_of_joining_words_is_read_in_one_pass(query):
     """The ends of "X 和 Y 之间" hold no joining word: with them, "和" * 2,000 took the
     pattern 68 ms (found while writing it)."""
     assert parse(query, NOW).anchor is None
+
+
+@pytest.mark.parametrize("query, now, expected", [
+    ("11月1日到11月30日改了什么", "2026-11-26T10:00:00Z", ("2026-11-01", "2026-11-27")),
+    ("between Sept 1 and Nov 30, what changed", "2026-11-26T10:00:00Z", ("2026-09-01", "2026-11-27")),
+    ("12月20日到1月5日", "2026-12-25T10:00:00Z", ("2026-12-20", "2026-12-26")),
+])
+def test_a_range_ending_ahead_runs_to_today(query, now, expected):
+    """Each end was read as its last past day, so the 30th of this month was last year's and
+    the range ran backwards over a year (found by a third hostile review)."""
+    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")))
+    assert (h.start.date().isoformat(), h.end.date().isoformat()) == expected

@@ -17,7 +17,7 @@ import os
 import re
 import unicodedata
 
-TOKENIZER_VERSION = "2"  # 2: normalize keeps what separates digits
+TOKENIZER_VERSION = "2"  # 2: normalize keeps what separates digits; full-width folded (NFKC)
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -45,10 +45,17 @@ STOPWORDS_ZH = frozenset("""
 """.split())
 
 
+def folded(text: str) -> str:
+    """NFKC: full-width letters and digits ("ＴＴＬ是３６００秒") as the ASCII ones, so the
+    keyword side matches what duplicate detection (normalize) already treats as equal."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
 def index_terms(text: str) -> str:
     """The text as FTS5 should index it (see the module docstring)."""
     if not text:
         return ""
+    text = folded(text)
     out: list[str] = []
     singles: list[str] = []
     for m in _TOKEN.finditer(text):
@@ -88,6 +95,7 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     - stopwords go unless nothing else is left; duplicates go."""
     if not query:
         return []
+    query = folded(query)
     lines = [line for line in query.splitlines() if line.strip()] or [query]
     talk = len(lines) > 1
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
@@ -158,6 +166,7 @@ def words(text: str) -> list[str]:
     would give 性能 + 能分). Search uses them to ask how much of a question a hit covers
     (search.promote_by_time); keyword matching itself keeps the bigrams, which also find
     partial words. Stopwords and one-letter Latin words are left out."""
+    text = folded(text)
     out: list[str] = []
     pos = 0
     for m in _IDENT.finditer(text):

@@ -396,3 +396,13 @@ def test_a_pasted_page_is_searched_by_its_first_2000_characters_and_says_so(mem)
     assert hits[0].id == wanted["id"]
     assert any("first 2,000 characters" in n for n in hits.notes)
     assert not mem.search("接口超时是多少？", mode="fts").notes
+
+
+def test_full_width_letters_and_digits_match_their_ascii_forms(mem):
+    """"ＴＴＬ是３６００秒" was found by neither "TTL" nor "3600", though duplicate detection
+    already took it for "TTL是3600秒" (found by a hostile review)."""
+    wide = mem.save_fact("ＴＴＬ是３６００秒")
+    redis = mem.save_fact("Redis TTL 是 60 秒")
+    assert wide["id"] in [h.id for h in mem.search("TTL", mode="fts")]
+    assert [h.id for h in mem.search("3600", mode="fts")] == [wide["id"]]
+    assert [h.id for h in mem.search("ＲＥＤＩＳ", mode="fts")] == [redis["id"]]

@@ -136,7 +136,8 @@ def last_summary(root: Path, hidden=frozenset(), since: str = ""):
 
     best = None
     for rec in jsonl.tail(Path(root) / "sessions.jsonl"):
-        if rec.get("id") in hidden or str(rec.get("timestamp") or "") < since:
+        if (isinstance(rec.get("id"), str) and rec["id"] in hidden
+                or str(rec.get("timestamp") or "") < since):
             continue
         if isinstance(rec.get("summary"), str) and isinstance(rec.get("timestamp"), str):
             if best is None or rec["timestamp"] >= best["timestamp"]:

@@ -366,3 +366,13 @@ def test_the_context_from_files_shows_no_summary_older_than_the_tombstones_it_re
     assert "SECRETLEAK" not in mem.session_context().text
     (mem.root / "index.sqlite").unlink()
     assert "SECRETLEAK" not in Memory(mem.root).session_context(deadline=time.monotonic()).text
+
+
+def test_a_summary_line_with_a_list_for_an_id_does_not_stop_the_context(mem):
+    """Found by the property test: the hidden-summary check hashed the id."""
+    from memory_core import context
+    mem.save_summary("发布", "发布流程走了一遍")
+    with open(mem.root / "sessions.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": ["x"], "summary": "s", "timestamp": "2026-10-01T00:00:00Z"}) + "\n")
+    assert "发布流程走了一遍" in mem.session_context().text
+    assert "发布流程走了一遍" in context.build(mem.root, None).text

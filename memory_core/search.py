@@ -448,7 +448,8 @@ def true_within(conn, hits: list, start, end) -> list:
     replaced before it began ("上周 TTL 是多少" asked weeks after the TTL changed wants the
     value true last week), or first saved after it ended ("去年…" of a value saved this year)."""
     from .config import iso
-    old = {h.id: h.evidence for h in hits if h.status == "superseded"}
+    old = {h.id: [e for e in h.evidence if isinstance(e, str)] for h in hits
+           if h.status == "superseded"}  # evidence is read from the files: anything at all
     if not old:
         return hits
     since, until = iso(start), iso(end)

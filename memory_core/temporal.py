@@ -586,7 +586,7 @@ _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 _EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
-    re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}",
+    re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
                re.I),
     # "the Monday before the launch", "on the Friday after Melanie's wedding"
     re.compile(rf"\b(?:the\s+)?{_WD_EN}\s+(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
@@ -594,7 +594,7 @@ _EN_ANCHORS = (
                rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
-               rf"\s+{_OWNER}\s+{_EV_EN}"),
+               rf"\s+(?:(?P<det>{_OWNER})\s+)?{_EV_EN}"),  # "before the launch", "before launch"
     re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?P<ev>[a-z][\w-]{{0,40}})\s+day\b", re.I),
     # "on the day we launched the pilot", "the night the pilot went live": a clause, its
     # subject a pronoun, a name or "the <noun>" (case matters: "the day before" is no clause)
@@ -702,10 +702,15 @@ def _anchor(query: str):
             if not words or (not g.get("rel") and not clause
                              and words[0].lower() in _NOT_EVENT_DAY):
                 continue
+            if "det" in g and g["det"] is None and (  # "before launch", but not "before Monday"
+                    words[0].lower() in _NOT_EVENT_DAY or words[0].lower() in _WEEKDAYS_EN
+                    or words[0].lower() in ("noon", "midnight", "dawn", "dusk", "soon", "later")
+                    or words[0].lower() in _MONTHS or _spans(" ".join(words), date(2000, 1, 1))[0]):
+                continue
             weekday = None
             if g.get("n"):
                 stretch = _counted(g["n"], g["unit"].lower().startswith("week"),
-                                   g["rel"].lower() == "before")
+                                   g["rel"].lower() != "after")
             elif g.get("wd"):
                 weekday = _WEEKDAYS_EN[g["wd"].lower()]
                 stretch = _STRETCH["week " + g["rel"].lower()]

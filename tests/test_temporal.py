@@ -546,3 +546,16 @@ def test_a_range_ending_ahead_runs_to_today(query, now, expected):
     the range ran backwards over a year (found by a third hostile review)."""
     h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")))
     assert (h.start.date().isoformat(), h.end.date().isoformat()) == expected
+
+
+@pytest.mark.parametrize("query, event", [
+    ("What was the TTL before launch?", "launch"), ("What happened since the audit?", "audit"),
+    ("before Monday", None), ("before September", None), ("since yesterday", None),
+    ("before we launched", None), ("before noon", None),
+    ("What did she attend a week ahead of the adoption interview?", "adoption interview"),
+])
+def test_an_event_needs_no_article(query, event):
+    """"before launch" was read only as "before the launch" (found by a hostile review); a
+    weekday, a month or a calendar word after "before" is no event."""
+    h = parse(query, NOW)
+    assert (h.anchor.event if h.anchor else None) == event

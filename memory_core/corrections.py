@@ -99,7 +99,7 @@ def apply(conn) -> int:
 
 def _facts_among(conn, ids: set) -> set:
     """The ids among these that are consolidated facts (facts.jsonl)."""
-    return {i for i in ids if i.startswith("fact-")} & {i for (i,) in conn.execute(
+    return {i for (i,) in conn.execute(
         f"SELECT id FROM chunks WHERE source_file = 'facts.jsonl' AND id IN "
         f"({','.join('?' * len(ids))})", list(ids))} if ids else set()
 
@@ -128,7 +128,7 @@ def _closure(conn, targets: set, every: bool = True) -> set:
     daily lines of a hidden fact) and those whose every source (with `every` False: any
     source) is among them (a fact; a part of a hidden record)."""
     if not targets:
-        return set(targets)
+        return set()
     targets = set(targets)
     for t in list(targets):  # "sum-X#d1", a decision of summary sum-X, goes with sum-X
         targets.update(i for (i,) in conn.execute(
@@ -186,7 +186,6 @@ def replaced_at(conn, related: dict) -> dict:
     for i in items:
         items[i] |= set().union(*(owners.get(x, set()) for x in list(items[i])))
     wanted = sorted(set().union(*items.values()))
-    # the replacing record's own time: a facts.jsonl status carries the fact's first time
     # a supersede's time is the replacing record's; a facts.jsonl status carries the
     # superseded fact's own first time, so for it the replacing fact's time is taken
     when = {t: ts for t, ts in conn.execute(
@@ -194,12 +193,7 @@ def replaced_at(conn, related: dict) -> dict:
         "k.timestamp) ELSE k.timestamp END) FROM corrections k "
         "LEFT JOIN chunks c ON c.id = k.by_id WHERE k.kind = 'superseded' AND k.target IN "
         f"({','.join('?' * len(wanted))}) GROUP BY k.target", wanted) if ts}
-    out = {}
-    for i, ids in items.items():
-        known = [when[x] for x in ids if x in when]
-        if known:
-            out[i] = min(known)
-    return out
+    return _earliest(items, when)
 
 
 def first_saved(conn, related: dict) -> dict:
@@ -210,9 +204,14 @@ def first_saved(conn, related: dict) -> dict:
         return {}
     stamp = dict(conn.execute(f"SELECT id, timestamp FROM chunks WHERE timestamp IS NOT NULL AND id "
                               f"IN ({','.join('?' * len(ids))})", ids))
+    return _earliest({i: (i, *srcs) for i, srcs in related.items()}, stamp)
+
+
+def _earliest(related: dict, times: dict) -> dict:
+    """{id: the earliest of the times known for the ids related to it}, unknown ones left out."""
     out = {}
-    for i, srcs in related.items():
-        known = [stamp[x] for x in (i, *srcs) if x in stamp]
+    for i, ids in related.items():
+        known = [times[x] for x in ids if x in times]
         if known:
             out[i] = min(known)
     return out

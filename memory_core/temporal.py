@@ -667,6 +667,19 @@ _ZH_EV = r"[^\W\d_和与跟到至][^\W_和与跟到至]{0,30}(?:[ .\-][^\W_和�
 _ZH_BETWEEN = re.compile(rf"(?P<ev>{_ZH_EV})\s{{0,3}}(?:和|与|跟|到|至)\s{{0,3}}(?P<ev2>{_ZH_EV})\s{{0,3}}(?:之间|中间)")
 
 
+# Words after "before" that name a time of day, not an event ("before noon").
+_EN_TIMES_OF_DAY = frozenset("noon midnight dawn dusk soon later".split())
+
+
+def _names_a_time(words: str) -> bool:
+    """Is this phrase a calendar time rather than an event ("yesterday", "Monday",
+    "September", "9月3日", "上周", "noon")?"""
+    first = words.split()[0].lower() if words.split() else ""
+    return bool(first in _WEEKDAYS_EN or first in _MONTHS or first in _EN_TIMES_OF_DAY
+                or _TIME_WORDS.match(words)
+                or _spans(words, date(2000, 1, 1))[0])  # any day: only whether it names one
+
+
 def _between(query: str):
     """(Anchor with two events, span) or None; not when an end is a calendar time."""
     for pattern, word in ((_EN_BETWEEN, "between"), (_ZH_BETWEEN, "间")):
@@ -674,8 +687,7 @@ def _between(query: str):
         if not m:
             continue
         ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
-        today = date(2000, 1, 1)  # only whether an end names a time, not which
-        if any(len(e) < 2 or _spans(e, today)[0] or _TIME_WORDS.match(e) for e in ends):
+        if any(len(e) < 2 or _names_a_time(e) for e in ends):
             continue
         return Anchor(ends[0], 0, 0, until=ends[1]), m.span()
     return None
@@ -703,9 +715,7 @@ def _anchor(query: str):
                              and words[0].lower() in _NOT_EVENT_DAY):
                 continue
             if "det" in g and g["det"] is None and (  # "before launch", but not "before Monday"
-                    words[0].lower() in _NOT_EVENT_DAY or words[0].lower() in _WEEKDAYS_EN
-                    or words[0].lower() in ("noon", "midnight", "dawn", "dusk", "soon", "later")
-                    or words[0].lower() in _MONTHS or _spans(" ".join(words), date(2000, 1, 1))[0]):
+                    words[0].lower() in _NOT_EVENT_DAY or _names_a_time(" ".join(words))):
                 continue
             weekday = None
             if g.get("n"):

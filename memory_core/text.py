@@ -250,7 +250,7 @@ def count_tokens(text: str) -> int:
 def normalize(text: str) -> str:
     """For spotting the same fact written twice: NFKC, case-folded, punctuation and
     spacing removed, except between digits ("1.5" is not "15", nor "10:30" "1030")."""
-    parts = _BETWEEN_DIGITS.split(unicodedata.normalize("NFKC", text).casefold())
+    parts = _BETWEEN_DIGITS.split(folded(text).casefold())
     return ".".join(_NOT_ALNUM.sub("", p) for p in parts)
 
 

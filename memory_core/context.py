@@ -85,17 +85,18 @@ class _Line:
 
 
 def _last_week(root: Path, today) -> list:
-    paths = [Path(root) / "daily" / f"{today - timedelta(days=k)}.jsonl" for k in range(7)]
-    return [p for p in paths if p.is_file() and not p.is_symlink()]
-
-
-def corrected_in_files(root: Path, today) -> set:
-    """The ids the last week's tombstones and supersedes correct (no index to ask)."""
+    """[(file name, its records)] of the last week's daily files, each read once."""
     from . import jsonl
 
+    paths = [Path(root) / "daily" / f"{today - timedelta(days=k)}.jsonl" for k in range(7)]
+    return [(p.name, jsonl.read(p).records) for p in paths if p.is_file() and not p.is_symlink()]
+
+
+def _corrected(week: list) -> set:
+    """The ids the week's tombstones and supersedes correct (no index to ask)."""
     hidden = set()
-    for path in _last_week(root, today):
-        for record in jsonl.read(path).records:
+    for _, records in week:
+        for record in records:
             if record.get("type") == "forget" and isinstance(record.get("target"), str):
                 hidden.add(record["target"])
             if isinstance(record.get("supersedes"), str):
@@ -103,18 +104,18 @@ def corrected_in_files(root: Path, today) -> set:
     return hidden
 
 
-def recent_facts_from_files(root: Path, today) -> list:
-    """The same policy over the last week's daily files, for when the index is not ready:
-    tombstones and supersedes in those files are honoured, duplicates shown once."""
-    from . import jsonl
+def recent_facts_from_files(week: list, hidden: set, today) -> list:
+    """The same policy over the last week's daily files (`_last_week`), for when the index
+    is not ready: what their tombstones and supersedes correct (`hidden`) is left out,
+    duplicates shown once."""
     from .sync import to_chunk
     from .text import normalize
 
-    lines, hidden, seen = [], corrected_in_files(root, today), set()
-    for path in _last_week(root, today):
-        for record in jsonl.read(path).records:
+    lines, seen = [], set()
+    for name, records in week:
+        for record in records:
             try:
-                row = to_chunk(f"daily/{path.name}", record)
+                row = to_chunk(f"daily/{name}", record)
             except Exception:  # noqa: BLE001 - sync reports bad lines; here they are left out
                 continue
             if row is not None and row.type in ("fact", "preference"):
@@ -188,15 +189,17 @@ def build(root: Path, index=None, *, project=None, search_command: str | None = 
     root = Path(root)
     budget = setting(load_config(root), "context_budget", DEFAULT_BUDGET, minimum=500)
     today = now().astimezone().date()
-    facts = (index.run(lambda conn: recent_facts(conn, today, project)) if index is not None
-             else recent_facts_from_files(root, today))
     if index is not None:
-        hidden = index.run(lambda conn: {i for (i,) in conn.execute(
-            "SELECT id FROM chunks WHERE type = 'session_summary' AND hidden != 0")})
+        facts, hidden = index.run(lambda conn: (recent_facts(conn, today, project), {
+            i for (i,) in conn.execute(
+                "SELECT id FROM chunks WHERE type = 'session_summary' AND hidden != 0")}))
         summary = last_summary(root, hidden)
     else:  # the files' tombstones are read for a week: an older summary cannot be vouched for
-        week = iso(datetime.combine(today - timedelta(days=6), dtime()).astimezone())
-        summary = last_summary(root, corrected_in_files(root, today), since=week)
+        week = _last_week(root, today)
+        hidden = _corrected(week)
+        facts = recent_facts_from_files(week, hidden, today)
+        summary = last_summary(root, hidden, since=iso(
+            datetime.combine(today - timedelta(days=6), dtime()).astimezone()))
     md, more = _read_core(root)
 
     items: list = []

@@ -13,6 +13,11 @@ def ids(hits):
     return [h.id for h in hits]
 
 
+def at(monkeypatch, when: str) -> None:
+    """Today is `when` (ISO) for what follows."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
+
+
 def lines(mem):
     return [json.loads(x) for p in sorted((mem.root / "daily").glob("*.jsonl"))
             for x in p.read_text(encoding="utf-8").splitlines()]
@@ -50,15 +55,15 @@ def test_a_question_about_a_past_time_finds_what_was_true_then(mem, monkeypatch)
     """A superseded record was true until it was replaced: "what was the TTL before the
     launch" / "上周" find it (marked superseded); "what is it" alone, and a forgotten record
     in any question, do not. Default search: hybrid, the real offline model."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-21T10:00:00Z")
+    at(monkeypatch, "2026-09-21T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
     wrong = mem.save_fact("Redis 缓存 TTL 设成 60 秒")
     mem.forget(wrong["id"], reason="记错了")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-28T10:00:00Z")
+    at(monkeypatch, "2026-09-28T10:00:00Z")
     mem.save_fact("launch day: the new site went live")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-29T10:00:00Z")
+    at(monkeypatch, "2026-09-29T10:00:00Z")
     v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    at(monkeypatch, "2026-10-02T10:00:00Z")
     assert v1["id"] not in ids(mem.search("Redis 缓存 TTL 是多少"))
     for question in ("上周 Redis 缓存 TTL 是多少", "Redis 缓存 TTL before the launch?",
                      "上线前一天 Redis 缓存 TTL 是多少"):
@@ -151,13 +156,13 @@ def test_forgetting_a_consolidated_summary_hides_the_facts_of_its_decisions(mem,
     after consolidation, the summary took nothing with it, and the decision stayed in every
     search, past-time questions and a rebuild included (found by a hostile review).
     Forgotten before consolidation the decision is never folded in: both orders agree now."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T10:00:00Z")
+    at(monkeypatch, "2026-10-10T10:00:00Z")
     s = mem.save_summary("数据库迁移", "讨论了迁移方案", decisions=["迁移窗口定在周六凌晨"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T11:00:00Z")
+    at(monkeypatch, "2026-10-10T11:00:00Z")
     mem.consolidate()
     assert any("#" in e for f in read_facts(mem.root).values() for e in f.get("evidence") or [])
     mem.forget(s["id"], reason="wrong session")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     for query in ("迁移窗口", "10月10日 迁移窗口", "最早的迁移窗口"):
         assert mem.search(query, mode="fts") == [], query
     mem.rebuild(embed=False)
@@ -172,24 +177,24 @@ def test_forgetting_a_consolidated_summary_hides_the_facts_of_its_decisions(mem,
 def test_a_value_replaced_before_the_time_asked_about_is_not_an_answer(mem, monkeypatch, query):
     """A superseded value answers a question about a time when it was still true; replaced
     on 09-01, it was not true last week, yesterday or today (found by a hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-01T10:00:00Z")
+    at(monkeypatch, "2026-08-01T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    at(monkeypatch, "2026-09-01T10:00:00Z")
     v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     assert ids(mem.search(query, mode="fts")) == [v2["id"]]
     assert v1["id"] in ids(mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
 
 
 def test_a_consolidated_value_replaced_before_the_time_asked_about_is_not_an_answer(mem, monkeypatch):
     """The same through facts.jsonl: the daily line is dated by the fact it went into."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-01T10:00:00Z")
+    at(monkeypatch, "2026-08-01T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    at(monkeypatch, "2026-09-01T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     assert not any("3600" in h.content for h in mem.search("上周 Redis 缓存 TTL 是多少", mode="fts"))
     assert any("3600" in h.content for h in mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
 
@@ -201,12 +206,12 @@ def test_a_forgotten_session_summary_is_not_the_last_session_in_the_context(mem,
     hostile review). With the index and without it (read from the files)."""
     from memory_core import context
 
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-09T10:00:00Z")
+    at(monkeypatch, "2026-10-09T10:00:00Z")
     mem.save_summary("发布", "发布流程走了一遍")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T10:00:00Z")
+    at(monkeypatch, "2026-10-10T10:00:00Z")
     s = mem.save_summary("数据库迁移", "讨论了迁移方案，密码改为 hunter2-example")
     mem.forget(s["id"], reason="leaked")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-11T10:00:00Z")
+    at(monkeypatch, "2026-10-11T10:00:00Z")
     text = (mem.session_context().text if with_index else context.build(mem.root).text)
     assert "迁移方案" not in text and "发布流程走了一遍" in text
 
@@ -215,13 +220,13 @@ def test_a_value_true_all_month_answers_for_that_month_after_any_consolidation(m
     """A consolidated fact's superseded status carried the fact's own first time (July), so
     after the next consolidation "8月 TTL" lost the value that was true all of August; the
     replacement's time is that of the record replacing it (found by a second hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-20T10:00:00Z")
+    at(monkeypatch, "2026-07-20T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-09-01T10:00:00Z")
+    at(monkeypatch, "2026-09-01T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     assert any("3600" in h.content for h in mem.search("8月 Redis 缓存 TTL 是多少", mode="fts"))
     assert not any("3600" in h.content for h in mem.search("上周 Redis 缓存 TTL 是多少", mode="fts"))
 
@@ -229,13 +234,13 @@ def test_a_value_true_all_month_answers_for_that_month_after_any_consolidation(m
 def test_a_decision_of_a_replaced_summary_is_no_answer_after_it_was_replaced(mem, monkeypatch):
     """The fact made from a decision ("sum-X#d1") had no replacement time of its own, so
     every past-time question returned it (found by a second hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    at(monkeypatch, "2026-07-01T10:00:00Z")
     s = mem.save_summary("缓存方案", "讨论了缓存", decisions=["Redis 缓存 TTL 定为 3600 秒"])
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-10T10:00:00Z")
+    at(monkeypatch, "2026-07-10T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 定为 86400 秒", supersedes=s["id"])
     mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     for query in ("上周 Redis 缓存 TTL 是多少", "9月 Redis 缓存 TTL 是多少"):
         assert not any("3600" in h.content for h in mem.search(query, mode="fts")), query
     assert any("3600" in h.content for h in mem.search("7月 Redis 缓存 TTL 是多少", mode="fts"))
@@ -246,13 +251,13 @@ def test_replacing_one_copy_of_a_fact_saved_twice_replaces_the_fact(mem, monkeyp
     """Consolidation marks a fact superseded when any source is, the index hid it only
     when all were: the old value stayed a current answer, and for good when no
     consolidation had run first (found by a second hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    at(monkeypatch, "2026-10-02T10:00:00Z")
     b = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
     if consolidate_first:
         mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    at(monkeypatch, "2026-10-03T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=b["id"])
     for step in ("now", "consolidated", "rebuilt"):
         if step == "consolidated":
@@ -265,15 +270,15 @@ def test_replacing_one_copy_of_a_fact_saved_twice_replaces_the_fact(mem, monkeyp
 
 @pytest.mark.parametrize("consolidate_first", [True, False])
 def test_forgetting_a_fact_forgets_the_copy_saved_again_before(mem, monkeypatch, consolidate_first):
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
     mem.save_fact("部署窗口是周五晚上")
     mem.consolidate()
     fact = next(h for h in mem.search("部署窗口", mode="fts") if h.id.startswith("fact-"))
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    at(monkeypatch, "2026-10-02T10:00:00Z")
     mem.save_fact("部署窗口是周五晚上")
     if consolidate_first:
         mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    at(monkeypatch, "2026-10-03T10:00:00Z")
     mem.forget(fact.id, reason="记错了")
     assert mem.search("部署窗口", mode="fts") == []
     mem.consolidate()
@@ -282,11 +287,11 @@ def test_forgetting_a_fact_forgets_the_copy_saved_again_before(mem, monkeypatch,
 
 def test_a_value_restored_by_a_supersede_is_current(mem, monkeypatch):
     """3600 → 86400 → 3600 again: the last is a value of its own, not a copy of the first."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
     a = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-02T10:00:00Z")
+    at(monkeypatch, "2026-10-02T10:00:00Z")
     b = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=a["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-03T10:00:00Z")
+    at(monkeypatch, "2026-10-03T10:00:00Z")
     c = mem.save_fact("Redis 缓存 TTL 是 3600 秒", supersedes=b["id"])
     assert ids(mem.search("Redis 缓存 TTL 是多少", mode="fts")) == [c["id"]]
     mem.consolidate()
@@ -296,11 +301,11 @@ def test_a_value_restored_by_a_supersede_is_current(mem, monkeypatch):
 def test_a_value_first_saved_after_the_time_asked_about_is_not_an_answer(mem, monkeypatch):
     """"去年 TTL 是多少": a value saved this year and replaced since was never last year's
     (found by a second hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-03-01T10:00:00Z")
+    at(monkeypatch, "2026-03-01T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-05-01T10:00:00Z")
+    at(monkeypatch, "2026-05-01T10:00:00Z")
     mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T10:00:00Z")
+    at(monkeypatch, "2026-10-15T10:00:00Z")
     assert v1["id"] not in ids(mem.search("去年 Redis 缓存 TTL 是多少", mode="fts"))
     assert v1["id"] in ids(mem.search("3月 Redis 缓存 TTL 是多少", mode="fts"))
 
@@ -309,15 +314,15 @@ def test_a_value_first_saved_after_the_time_asked_about_is_not_an_answer(mem, mo
 def test_a_value_true_all_month_and_said_again_answers_for_that_month(mem, monkeypatch, consolidate_between):
     """Saved Jul 1, said again Aug 5, replaced Aug 10: true all of July. "First saved" was
     read from the hit's own time, the last save (found by a third hostile review)."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    at(monkeypatch, "2026-07-01T10:00:00Z")
     mem.save_fact("TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-05T10:00:00Z")
+    at(monkeypatch, "2026-08-05T10:00:00Z")
     b = mem.save_fact("ttl 是 3600 秒")
     if consolidate_between:
         mem.consolidate()
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-10T10:00:00Z")
+    at(monkeypatch, "2026-08-10T10:00:00Z")
     mem.save_fact("TTL 是 86400 秒", supersedes=b["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-20T10:00:00Z")
+    at(monkeypatch, "2026-08-20T10:00:00Z")
     for query in ("7月 TTL 是多少", "7月20日 TTL 是多少", "7月15日到7月20日 TTL"):
         assert any("3600" in h.content for h in mem.search(query, mode="fts")), query
 
@@ -328,10 +333,10 @@ def test_a_value_said_again_after_it_was_replaced_survives_consolidation(mem, mo
     86400 joined it, so consolidation took the later 3600 for a copy (third hostile review)."""
     for day, text, sup in ((1, "TTL 是 3600 秒", None), (2, "TTL 是 86400 秒", 0),
                            (3, "TTL 是 3600 秒", None), (4, "TTL 是 86400 秒", None)):
-        monkeypatch.setenv("CURSOR_MEMORY_NOW", f"2026-07-0{day}T10:00:00Z")
+        at(monkeypatch, f"2026-07-0{day}T10:00:00Z")
         made = [] if day == 1 else made
         made.append(mem.save_fact(text, supersedes=made[sup]["id"] if sup is not None else None))
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-20T10:00:00Z")
+    at(monkeypatch, "2026-07-20T10:00:00Z")
     before = sorted(h.content for h in mem.search("TTL 是多少", mode="fts"))
     mem.consolidate()
     assert sorted(h.content for h in mem.search("TTL 是多少", mode="fts")) == before
@@ -342,15 +347,15 @@ def test_forgetting_a_value_restored_later_keeps_the_original(mem, monkeypatch):
     """3600 → 86400 → 3600 again; forgetting the fact of "3600 again" forgot the first 3600
     as one of its copies (third hostile review)."""
     from memory_core.consolidate import read_facts
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-01T10:00:00Z")
+    at(monkeypatch, "2026-07-01T10:00:00Z")
     a = mem.save_fact("TTL 是 3600 秒")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-02T10:00:00Z")
+    at(monkeypatch, "2026-07-02T10:00:00Z")
     b = mem.save_fact("TTL 是 86400 秒", supersedes=a["id"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-03T10:00:00Z")
+    at(monkeypatch, "2026-07-03T10:00:00Z")
     c = mem.save_fact("TTL 是 3600 秒", supersedes=b["id"])
     mem.consolidate()
     again = next(k for k, v in read_facts(mem.root).items() if c["id"] in v["evidence"])
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-10T10:00:00Z")
+    at(monkeypatch, "2026-07-10T10:00:00Z")
     mem.forget(again, reason="never happened")
     assert any("3600" in h.content for h in mem.search("7月1日 TTL 是多少", mode="fts"))
 
@@ -359,10 +364,10 @@ def test_the_context_from_files_shows_no_summary_older_than_the_tombstones_it_re
     """Without an index the context reads a week of tombstones, so a summary forgotten two
     weeks ago came back from sessions.jsonl (third hostile review)."""
     import time
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-02T10:00:00Z")
+    at(monkeypatch, "2026-07-02T10:00:00Z")
     s = mem.save_summary("泄露", "SECRETLEAK 数据库密码是 hunter2")
     mem.forget(s["id"], reason="leaked a password")
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-07-15T09:00:00Z")
+    at(monkeypatch, "2026-07-15T09:00:00Z")
     assert "SECRETLEAK" not in mem.session_context().text
     (mem.root / "index.sqlite").unlink()
     assert "SECRETLEAK" not in Memory(mem.root).session_context(deadline=time.monotonic()).text

@@ -8,8 +8,10 @@ from memory_core.temporal import NEWEST, OLDEST, Anchor, anchor, mentions, parse
 NOW = datetime(2026, 10, 15, 12, 0, tzinfo=timezone.utc)  # a Thursday
 
 
-def days(query):
-    h = parse(query, NOW)
+def days(query, now=NOW):
+    """(first day, day after the last) of the stretch a query names, or None; `now`: a
+    datetime or an ISO string."""
+    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")) if isinstance(now, str) else now)
     return (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
 
 
@@ -442,9 +444,7 @@ def test_a_holiday_named_alone_is_its_days(query, first):
 def test_a_stretch_ends_today_at_the_latest(query, now, expected):
     """A question asks what happened: the part of a named stretch still ahead is cut off,
     and a stretch all ahead names nothing (found by a hostile review)."""
-    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")))
-    got = (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
-    assert got == expected
+    assert days(query, now) == expected
 
 
 @pytest.mark.parametrize("text, named", [
@@ -544,8 +544,7 @@ def test_a_run_of_joining_words_is_read_in_one_pass(query):
 def test_a_range_ending_ahead_runs_to_today(query, now, expected):
     """Each end was read as its last past day, so the 30th of this month was last year's and
     the range ran backwards over a year (found by a third hostile review)."""
-    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")))
-    assert (h.start.date().isoformat(), h.end.date().isoformat()) == expected
+    assert days(query, now) == expected
 
 
 @pytest.mark.parametrize("query, event", [

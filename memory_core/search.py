@@ -512,14 +512,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
-            day = last = event_day(conn, hint.anchor.event, past)
-            if hint.anchor.until is not None and day is not None:  # "between the test and…"
-                last = event_day(conn, hint.anchor.until, past)
-                day, last = (None, None) if last is None else sorted((day, last))
-            if day is not None and day <= now.astimezone().date():
-                start, end = temporal.so_far(*hint.anchor.stretch(day, last, now), now)
-            if day is not None and start is None:  # an event still ahead ("活动当天穿什么
-                # 合适？"), or the days after one that is today: nothing has happened then
+            known, start, end = anchored_stretch(conn, hint.anchor, past, now)
+            if known and start is None:  # an event still ahead ("活动当天穿什么合适？"), or
+                # the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
         scope = past if asks_past else filters  # a question about a past time: what was true then
         # words that name days are matched by date (the dated list) and also as keywords:
@@ -577,6 +572,22 @@ def dated_candidates(conn, keywords: str, during: Filters, span, depth: int) -> 
             extra = [pk for pk in extra if pk in summaries]
         found = found + [(pk, 0.0) for pk in extra]
     return found[:depth]
+
+
+def anchored_stretch(conn, anchor, filters: Filters, now) -> tuple:
+    """(whether the store dates the event, start, end) of the stretch an event names
+    ("上线前一天", "between the load test and the phase-2 one"), up to today; start None
+    when the event is undated or all of the stretch is ahead."""
+    from .temporal import so_far
+    day = last = event_day(conn, anchor.event, filters)
+    if anchor.until is not None and day is not None:
+        last = event_day(conn, anchor.until, filters)
+        day, last = (None, None) if last is None else sorted((day, last))
+    if day is None:
+        return False, None, None
+    if day > now.astimezone().date():
+        return True, None, None
+    return (True, *so_far(*anchor.stretch(day, last, now), now))
 
 
 # An event's day is voted for by its ABOUT_EVENT best keyword matches (those scoring at

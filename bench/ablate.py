@@ -8,6 +8,7 @@ functions; nothing in memory_core reads an environment switch.
     python bench/ablate.py --split check --own --distract 9   # ... with 9x unrelated records mixed in
     python bench/ablate.py devmem --modes fts,hybrid --only "shipped,- dated list"
     python bench/ablate.py --grid about-share --split tune --own
+    python bench/ablate.py --grid reply-lift --split tune --own
     python bench/ablate.py --fusion-cv --own                  # RRF k x vector weight, 5-fold
 
 Writes bench/results/ablation.md (unless --out says otherwise). Embeddings are cached in
@@ -63,8 +64,9 @@ def variants():
 
     out = [
         ("shipped", "everything on", lambda undo: None),
-        ("- neighbour context", "daily lines without the line before them",
-         lambda undo: _patch(sync, "_tail", lambda t: None, undo)),
+        ("- neighbour context", "daily lines without the line before them (and so no replies: "
+         "a reply is found by its context)",
+         lambda undo: _patch(sync, "tail_of", lambda t: None, undo)),
         ("  context of any line", "every daily line gets the line before, not only a line of a "
          "conversation", any_line),
         ("  before memdaily", "both rules of the MemDaily round off: context of any line, time "
@@ -76,6 +78,8 @@ def variants():
          lambda undo: _patch(search, "BM25_WEIGHTS", (1.0, 0.0, 0.0), undo)),
         ("- postings budget", "every query term scored, however common",
          lambda undo: _patch(search, "POSTINGS_BUDGET", 10 ** 12, undo)),
+        ("- replies", "a question's reply not lifted above it (REPLY_DEPTH = 0)",
+         lambda undo: _patch(search, "REPLY_DEPTH", 0, undo)),
         ("- summary shares session", "SESSION_SHARE = 0",
          lambda undo: _patch(search, "SESSION_SHARE", 0.0, undo)),
         ("  time of the whole query", "time words read in every sentence, not only the asking "
@@ -125,6 +129,13 @@ def about_grid():
                              _patch(search, "ABOUT_DEPTH", depth, undo))
     return [(f"share={s:g} depth={d}", "newest first", setting(s, d))
             for d in (5, 10, 20) for s in (0.4, 0.5, 0.6, 0.7, 0.8)]
+
+
+def reply_grid():
+    """REPLY_LIFT: where a question's reply goes (below 1: after the question)."""
+    from memory_core import search
+    return [(f"lift={x:g}", "replies", lambda undo, x=x: _patch(search, "REPLY_LIFT", x, undo))
+            for x in (0.0, 0.9, 1.1, 1.2, 1.5, 2.0)]
 
 
 def fusion_grid():
@@ -232,7 +243,7 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="all", choices=("all", "tune", "check"))
     ap.add_argument("--distract", type=int, default=0)
     ap.add_argument("--only", help="comma-separated variant names")
-    ap.add_argument("--grid", choices=("fusion", "about-share"))
+    ap.add_argument("--grid", choices=("fusion", "about-share", "reply-lift"))
     ap.add_argument("--fusion-grid", action="store_true", help="same as --grid fusion")
     ap.add_argument("--fusion-cv", action="store_true", help="fusion settings by 5-fold cross-validation")
     ap.add_argument("--configured-model", action="store_true",
@@ -261,7 +272,7 @@ def main(argv=None) -> int:
     names = sorted({retrieval.dataset_of(s) for s, _ in stores})
     lines = ["| variant | mode | " + " | ".join(f"{ds} R@5 / MRR" for ds in names)
              + " | macro R@5 | newest first |", "|---|---|" + "---|" * (len(names) + 2)]
-    chosen = about_grid() if grid == "about-share" else fusion_grid() if grid == "fusion" else variants()
+    chosen = {"about-share": about_grid, "fusion": fusion_grid, "reply-lift": reply_grid}.get(grid, variants)()
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]
         chosen = [v for v in chosen if v[0].strip() in wanted]

@@ -33,7 +33,7 @@ from .errors import IndexError_, NeedsRebuild, StorageError
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "6"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded, mentions.ahead
+SCHEMA_VERSION = "7"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded, mentions.ahead; 7: chunks_place
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k
@@ -67,7 +67,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     vec_text TEXT,                         -- embed_hash of the vector it has: reusable by others
     hidden INTEGER NOT NULL DEFAULT 0      -- 1 forgotten, 2 superseded (corrections.apply)
 );
-CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source_file);
+-- a file's rows, and the next line of a conversation (search.with_replies)
+CREATE INDEX IF NOT EXISTS chunks_place ON chunks(source_file, source_id, line_offset);
 CREATE INDEX IF NOT EXISTS chunks_time ON chunks(timestamp);
 CREATE INDEX IF NOT EXISTS chunks_norm ON chunks(norm);
 -- the chunks waiting for a vector: every search asks, so it must not scan the table

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from . import corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
-from .sync import parent_of
+from .sync import parent_of, tail_of
 from .text import match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
@@ -35,6 +35,12 @@ DIGESTS = ("core", "session_summary")  # many facts, no single time: never promo
 # A session summary digests the lines saved in its session: when one of them matches, the
 # summary gains this share of that line's score.
 SESSION_SHARE = 0.25
+# In a conversation a question's words are in the line that asks it and its answer in the
+# line after: the reply to a question among the first REPLY_DEPTH hits scores REPLY_LIFT
+# times the question, so it comes just above it (docs/retrieval.md "Replies").
+REPLY_LIFT = 1.2
+REPLY_DEPTH = 10
+QUESTION_MARKS = ("?", "？")
 # Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 
@@ -347,6 +353,34 @@ def collapse(hits: list) -> list:
     return out
 
 
+def with_replies(conn, hits: list, filters: Filters, project=None) -> list:
+    """Each question among the first hits brings its reply: the next line of its
+    conversation, the one indexed with the question as its context (sync.to_chunk),
+    scored REPLY_LIFT times the question; a reply already found keeps the better score."""
+    asks = [h for h in hits[:REPLY_DEPTH]
+            if h.pk is not None and h.type not in DIGESTS and h.source_id
+            and h.source_id != h.id and any(m in h.content for m in QUESTION_MARKS)]
+    if not asks:
+        return hits
+    after = ("SELECT r.pk, r.context FROM chunks q JOIN chunks r ON r.source_file = q.source_file "
+             "AND r.source_id = q.source_id AND r.line_offset > q.line_offset WHERE q.pk = ? "
+             "ORDER BY r.line_offset LIMIT 1")
+    lift: dict = {}
+    for h in asks:
+        row = conn.execute(after, (h.pk,)).fetchone()
+        if row is not None and row[1] is not None and row[1] == tail_of(h.content):
+            lift[row[0]] = max(lift.get(row[0], 0.0), REPLY_LIFT * h.score)
+    passing = chunks_passing(conn, list(lift), *filters.sql())
+    lift = {pk: s for pk, s in lift.items() if pk in passing}
+    if not lift:
+        return hits
+    for h in hits:
+        if h.pk in lift:
+            h.score = max(h.score, lift.pop(h.pk))
+    hits = hits + load_hits(conn, [Ranked(pk, s) for pk, s in lift.items()], project)
+    return collapse(sorted(hits, key=lambda h: -h.score))
+
+
 def rerank(conn, hits: list, hint=None, query: str = "") -> list:
     """Session summaries move up with the lines of their session; for a question about the
     newest (oldest) state of something, see promote_by_time."""
@@ -535,6 +569,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if scope.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, scope, depth)
         hits = collapse(load_hits(conn, ranked, project))
+        hits = with_replies(conn, hits, scope, project)
         if asks_past and start is not None:
             hits = true_within(conn, hits, start, end)
         return rerank(conn, hits, hint, query)[:limit]

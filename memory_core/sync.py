@@ -796,7 +796,7 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None,
     if kind == "transcript":  # archived turns: keyword-searchable on request, never embedded
         return ChunkRow.make(rid, _need_text(record, "content"), "transcript", None, [], 1.0,
                              rel, session_of(record) or rid, _timestamp(record, "timestamp"),
-                             None, _tail(neighbour), [rid], offset)
+                             None, tail_of(neighbour), [rid], offset)
     if kind not in KINDS:
         return None  # session events are not memories to search
     memory_type = record.get("memory_type")
@@ -806,10 +806,10 @@ def to_chunk(rel: str, record: dict, neighbour: str | None = None,
                          _str_list(record, "entities"),
                          _confidence(record, 0.8 if kind == "preference" else 1.0),
                          rel, session_of(record) or rid, _timestamp(record, "timestamp"), None,
-                         _tail(neighbour), [rid], offset)
+                         tail_of(neighbour), [rid], offset)
 
 
-def _tail(text: str | None) -> str | None:
+def tail_of(text: str | None) -> str | None:
     """The end of the line before (a question ends where it asks), NEIGHBOUR_CHARS at most."""
     if not text or NEIGHBOUR_CHARS <= 0:
         return None

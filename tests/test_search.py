@@ -164,6 +164,55 @@ def test_a_reply_is_found_by_the_question_it_answers(mem):
     assert next(h for h in hits if h.id == reply["id"]).content == reply["content"]
 
 
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_reply_comes_just_above_the_question_it_answers(mem, mode):
+    """The question holds the query's words, the reply the answer (LoCoMo: "How often does
+    John work out with his family?" is labelled with "Three times a week")."""
+    _line(mem, "Leo: We work out with the kids at the park most weekends.", "2026-03-01", "chat-1")
+    asked = _line(mem, "Mia: How often do you and the kids work out together?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: Three times a week; it keeps us on track.", "2026-03-01", "chat-1")
+    _line(mem, "Mia: My kids love the park too.", "2026-03-02", "chat-2")
+    found = ids(mem.search("How often does Leo work out with his kids?", mode=mode, limit=5))
+    assert found.index(reply["id"]) == found.index(asked["id"]) - 1
+
+
+def test_a_reply_is_brought_in_even_when_no_list_found_it(mem):
+    """A reply's own context keeps only the question's last 150 characters: a long
+    question's first words reach the reply only through the question."""
+    asked = _line(mem, "Mia: About the Lisbon trip with the travel agent: after all the back and forth "
+                  "about dates, the flights that moved twice, the hotel that lost our booking and "
+                  "the rain on the last day, honestly, would you go again?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: Only in summer, and never with that agency.", "2026-03-01", "chat-1")
+    found = ids(mem.search("Lisbon trip travel agent", mode="fts", limit=5))
+    assert found[:2] == [reply["id"], asked["id"]]
+
+
+def test_only_a_question_lifts_the_line_after_it(mem):
+    said = _line(mem, "Mia: The piano lessons start in April.", "2026-03-01", "chat-1")
+    after = _line(mem, "Leo: Great, see you then.", "2026-03-01", "chat-1")
+    found = ids(mem.search("When do the piano lessons start?", mode="fts", limit=5))
+    assert found[0] == said["id"]
+    assert after["id"] not in found[:1]
+
+
+def test_a_reply_the_filters_exclude_is_not_brought_in(mem):
+    asked = _line(mem, "Mia: Which database did we pick for billing?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: PostgreSQL 16.", "2026-03-01", "chat-1", type="action")
+    found = ids(mem.search("billing database", mode="fts", type="fact", limit=5))
+    assert asked["id"] in found and reply["id"] not in found
+    mem.forget(reply["id"], reason="wrong")
+    assert reply["id"] not in ids(mem.search("billing database", mode="fts", limit=5))
+
+
+def test_saved_facts_are_not_replies_to_each_other(mem):
+    """Facts saved one after another name no speaker: a fact that asks is not answered by
+    the next one (sync.to_chunk gives them no context)."""
+    asked = _line(mem, "Open question: do we shard the billing database?", "2026-03-01", "s1")
+    later = _line(mem, "Deploys go out on Thursday evenings", "2026-03-01", "s1")
+    found = ids(mem.search("shard billing database", mode="fts", limit=5))
+    assert found[0] == asked["id"] and later["id"] not in found
+
+
 def test_the_line_before_is_context_only_within_the_same_session(mem):
     _line(mem, "We picked PostgreSQL 16 for the billing database", "2026-03-01", "s1")
     other = _line(mem, "The office moves to the fifth floor", "2026-03-01", "s2")

@@ -132,10 +132,15 @@ def about_grid():
 
 
 def reply_grid():
-    """REPLY_LIFT: where a question's reply goes (below 1: after the question)."""
+    """REPLY_LIFT x REPLY_DEPTH: where a question's reply goes (below 1: after the
+    question; 0: nowhere) and how many of the first hits may bring theirs."""
     from memory_core import search
-    return [(f"lift={x:g}", "replies", lambda undo, x=x: _patch(search, "REPLY_LIFT", x, undo))
-            for x in (0.0, 0.9, 1.1, 1.2, 1.5, 2.0)]
+
+    def setting(lift, depth):
+        return lambda undo: (_patch(search, "REPLY_LIFT", lift, undo),
+                             _patch(search, "REPLY_DEPTH", depth, undo))
+    return [(f"lift={x:g} depth={d}", "replies", setting(x, d))
+            for x, d in ((0, 10), (0.99, 10), (1.2, 3), (1.2, 5), (1.2, 10), (1.5, 10))]
 
 
 def fusion_grid():

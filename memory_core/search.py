@@ -7,6 +7,7 @@ docs/retrieval.md has the numbers behind each.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 
@@ -39,8 +40,10 @@ SESSION_SHARE = 0.25
 # line after: the reply to a question among the first REPLY_DEPTH hits scores REPLY_LIFT
 # times the question, so it comes just above it (docs/retrieval.md "Replies").
 REPLY_LIFT = 1.2
-REPLY_DEPTH = 10
-QUESTION_MARKS = ("?", "？")
+REPLY_DEPTH = 5
+# A line asks when it has a full-width question mark, or a "?" that ends a sentence (not
+# the one of a URL's query string or a regex).
+ASKS = re.compile(r"？|\?(?![A-Za-z0-9_=&/%#+-])")
 # Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 
@@ -359,7 +362,7 @@ def with_replies(conn, hits: list, filters: Filters, project=None) -> list:
     scored REPLY_LIFT times the question; a reply already found keeps the better score."""
     asks = [h for h in hits[:REPLY_DEPTH]
             if h.pk is not None and h.type not in DIGESTS and h.source_id
-            and h.source_id != h.id and any(m in h.content for m in QUESTION_MARKS)]
+            and h.source_id != h.id and ASKS.search(h.content)]
     if not asks:
         return hits
     after = ("SELECT r.pk, r.context FROM chunks q JOIN chunks r ON r.source_file = q.source_file "

@@ -195,6 +195,15 @@ def test_only_a_question_lifts_the_line_after_it(mem):
     assert after["id"] not in found[:1]
 
 
+def test_a_question_mark_in_a_link_does_not_ask(mem):
+    said = _line(mem, "Mia: The billing dashboard is at https://grafana.local/d/billing?orgId=1",
+                 "2026-03-01", "chat-1")
+    after = _line(mem, "Leo: Thanks, bookmarked it.", "2026-03-01", "chat-1")
+    found = ids(mem.search("billing dashboard grafana", mode="fts", limit=5))
+    assert found[0] == said["id"]
+    assert after["id"] not in found[:1]
+
+
 def test_a_reply_the_filters_exclude_is_not_brought_in(mem):
     asked = _line(mem, "Mia: Which database did we pick for billing?", "2026-03-01", "chat-1")
     reply = _line(mem, "Leo: PostgreSQL 16.", "2026-03-01", "chat-1", type="action")

@@ -16,7 +16,8 @@ def hit_lines(i: int, h) -> list:
     label = r(h.type + (f" {h.memory_type}" if h.memory_type else ""))
     where = f"{r(h.section)} ({r(h.source_file)})" if h.section else r(h.source_file)
     ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
-                                  f"vec #{h.vec_rank}" if h.vec_rank else "") if x)
+                                  f"vec #{h.vec_rank}" if h.vec_rank else "",
+                                  f"reply to {r(h.reply_to)}" if h.reply_to else "") if x)
     status = "" if h.status == "active" else (
         f" ({r(h.status)}" + (f" by {r(h.superseded_by)}" if h.superseded_by else "") + ")")
     lines = [f"{i}. [{label}]{status} {r(h.content)}",

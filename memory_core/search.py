@@ -41,6 +41,7 @@ SESSION_SHARE = 0.25
 # times the question, so it comes just above it (docs/retrieval.md "Replies").
 REPLY_LIFT = 1.2
 REPLY_DEPTH = 5
+REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
 # A line asks when it has a full-width question mark, or a "?" that ends a sentence (not
 # the one of a URL's query string or a regex).
 ASKS = re.compile(r"？|\?(?![A-Za-z0-9_=&/%#+-])")
@@ -71,6 +72,7 @@ class Hit:
     superseded_by: str | None = None
     norm: str | None = field(default=None, repr=False)
     pk: int | None = field(default=None, repr=False)
+    reply_to: str | None = None  # the question this hit answers, when that brought it up
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -358,30 +360,51 @@ def collapse(hits: list) -> list:
 
 def with_replies(conn, hits: list, filters: Filters, project=None) -> list:
     """Each question among the first hits brings its reply: the next line of its
-    conversation, the one indexed with the question as its context (sync.to_chunk),
-    scored REPLY_LIFT times the question; a reply already found keeps the better score."""
-    asks = [h for h in hits[:REPLY_DEPTH]
-            if h.pk is not None and h.type not in DIGESTS and h.source_id
-            and h.source_id != h.id and ASKS.search(h.content)]
-    if not asks:
-        return hits
-    after = ("SELECT r.pk, r.context FROM chunks q JOIN chunks r ON r.source_file = q.source_file "
-             "AND r.source_id = q.source_id AND r.line_offset > q.line_offset WHERE q.pk = ? "
-             "ORDER BY r.line_offset LIMIT 1")
-    lift: dict = {}
-    for h in asks:
-        row = conn.execute(after, (h.pk,)).fetchone()
-        if row is not None and row[1] is not None and row[1] == tail_of(h.content):
-            lift[row[0]] = max(lift.get(row[0], 0.0), REPLY_LIFT * h.score)
-    passing = chunks_passing(conn, list(lift), *filters.sql())
-    lift = {pk: s for pk, s in lift.items() if pk in passing}
+    conversation (a transcript turn's next turn, a memory line's next memory line), the one
+    indexed with the question as its context (sync.to_chunk), scored REPLY_LIFT times the
+    question; a reply already found keeps the better score. A consolidated fact asks
+    through the daily lines it was made from, and a reply already shown as its fact lifts
+    that fact. One reply a hit: a hit that merges copies of one line (collapse) brings the
+    reply to the first."""
+    lift: dict = {}  # reply id -> [pk, score, question id]
+    for h in hits[:REPLY_DEPTH]:
+        if h.type in DIGESTS or not ASKS.search(h.content):
+            continue
+        for qid in dict.fromkeys([h.id, *(e for e in h.evidence if isinstance(e, str))][:REPLY_SOURCES]):
+            row = conn.execute(_REPLY_SQL, (qid,)).fetchone()
+            if row is None or row[3] is None or row[3] != tail_of(row[0]):
+                continue
+            score = REPLY_LIFT * h.score
+            if row[2] not in lift or lift[row[2]][1] < score:
+                lift[row[2]] = [row[1], score, h.id]
+            break  # one reply a hit: the same greeting said in ten chats is one hit, not ten
     if not lift:
         return hits
     for h in hits:
-        if h.pk in lift:
-            h.score = max(h.score, lift.pop(h.pk))
-    hits = hits + load_hits(conn, [Ranked(pk, s) for pk, s in lift.items()], project)
-    return collapse(sorted(hits, key=lambda h: -h.score))
+        found = [lift.pop(k) for k in dict.fromkeys([h.id, *h.evidence])
+                 if isinstance(k, str) and k in lift]
+        if found:
+            best = max(found, key=lambda f: f[1])
+            if best[1] > h.score:
+                h.score, h.reply_to = best[1], best[2]
+    passing = chunks_passing(conn, [pk for pk, _, _ in lift.values()], *filters.sql())
+    brought = [(pk, s, q) for pk, s, q in lift.values() if pk in passing]
+    if not brought:
+        return hits
+    added = load_hits(conn, [Ranked(pk, s) for pk, s, _ in brought], project)
+    question = {pk: q for pk, _, q in brought}
+    for h in added:
+        h.reply_to = question.get(h.pk)
+    return collapse(sorted(hits + added, key=lambda h: -h.score))
+
+
+# The next line of the same thread: same file, same session, same kind (a transcript turn
+# or a memory line; sync keeps them apart), by offset (index chunks_place).
+_REPLY_SQL = ("SELECT q.content, r.pk, r.id, r.context FROM chunks q JOIN chunks r "
+              "ON r.source_file = q.source_file AND r.source_id = q.source_id "
+              "AND r.line_offset > q.line_offset "
+              "AND (r.type = 'transcript') = (q.type = 'transcript') "
+              "WHERE q.id = ? ORDER BY r.line_offset LIMIT 1")
 
 
 def rerank(conn, hits: list, hint=None, query: str = "") -> list:

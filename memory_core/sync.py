@@ -47,6 +47,14 @@ MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start re
 # own and get none (docs/retrieval.md "MemDaily" and "Neighbour context").
 NEIGHBOUR_CHARS = 150
 _SPEAKER = re.compile(r"\s*([^\s:：/]{1,30})\s?[:：](?!//)")
+# The commonest openings of a saved note that name what it is, not who said it.
+# (A Chinese label also ends a longer one: 告警规则, 本周总结, 迁移计划.)
+NOTE_LABELS = frozenset(
+    "todo note notes nb fyi ps update fix fixed bug issue decision reason cause result summary "
+    "status action next done context problem solution idea tip important".split())
+NOTE_LABELS_ZH = tuple(
+    "注意 备注 待办 决定 决策 结论 问题 更新 总结 原因 提示 说明 结果 方案 背景 现象 修复 原则 规则 "
+    "待定 进展 风险 影响 计划 目标 顺序 策略 格式 命令 配置".split())
 
 
 @dataclass
@@ -441,7 +449,7 @@ def _sync_jsonl(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project
     daily = rel.startswith("daily/")
     before: dict = {}  # thread -> content of its last line so far
     if daily and offset:
-        before = _last_in_threads(data, rel, offset)
+        before = _Threads(conn, data, rel, offset)
     epoch = tx.epoch
     while True:
         tx.begin()
@@ -598,7 +606,11 @@ def speaker_of(record: dict) -> str | None:
         if isinstance(who, str) and who.strip():
             return who.strip().casefold()
     m = _SPEAKER.match(record.get("content") or "") if isinstance(record.get("content"), str) else None
-    return m.group(1).casefold() if m else None
+    name = m.group(1).casefold() if m else None
+    if name is None or name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注" \
+            or not any(c.isalpha() for c in name) or name.endswith(("error", "exception", "warning")):
+        return None  # "TODO:", "注意：", "09:15", "TypeError:" label a note; nobody said it
+    return name
 
 
 def _answered(previous, speaker: str | None) -> str | None:
@@ -607,6 +619,35 @@ def _answered(previous, speaker: str | None) -> str | None:
     if previous is None or previous[1] is None or speaker is None:
         return None
     return previous[0]
+
+
+class _Threads(dict):
+    """{thread: (content, speaker) of its last line before `offset`} for an appended batch:
+    read from the lines just before it (TAIL_BYTES back), and for a thread whose last line
+    is further back (another session wrote 64 KB since, or the line is that long), found
+    in the index and read from the file, so that an appended line gets the context a full
+    read gives it (and a reply is found by its question either way)."""
+
+    def __init__(self, conn, data: bytes, rel: str, offset: int):
+        super().__init__(_last_in_threads(data, rel, offset))
+        self._conn, self._data, self._rel, self._offset = conn, data, rel, offset
+        self._looked: set = set()
+
+    def get(self, thread, default=None):
+        if thread in self or thread in self._looked:
+            return super().get(thread, default)
+        self._looked.add(thread)
+        row = self._conn.execute(
+            "SELECT line_offset FROM chunks WHERE source_file = ? AND source_id = ? "
+            "AND line_offset < ? AND (type = 'transcript') = ? ORDER BY line_offset DESC LIMIT 1",
+            (self._rel, thread[0], self._offset, thread[1])).fetchone()
+        if row is None or row[0] is None:
+            return default
+        end = self._data.find(b"\n", row[0])
+        record, _ = jsonl.parse(self._data[row[0]:end if end >= 0 else None])
+        if isinstance(record, dict) and _thread(record) == thread and isinstance(record.get("content"), str):
+            self[thread] = (record["content"], speaker_of(record))
+        return super().get(thread, default)
 
 
 def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:

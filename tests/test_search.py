@@ -204,6 +204,66 @@ def test_a_question_mark_in_a_link_does_not_ask(mem):
     assert after["id"] not in found[:1]
 
 
+def test_a_consolidated_question_still_brings_its_reply(mem):
+    """sessionEnd folds daily lines into facts.jsonl, and search shows the fact in the line's
+    place: the fact asks through the line it was made from."""
+    pad = " and so on" * 20
+    asked = _line(mem, f"Mia: About the zebra trip{pad}, which month did we pick?", "2026-03-01", "A")
+    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    _line(mem, "Mia: the zebra trip budget is fine.", "2026-03-01", "B")
+    mem.consolidate()
+    hits = mem.search("zebra trip", mode="fts", limit=5)
+    at = {e: i for i, h in enumerate(hits) for e in h.evidence}
+    assert at[reply["id"]] == at[asked["id"]] - 1
+    assert hits[at[reply["id"]]].reply_to == hits[at[asked["id"]]].id
+
+
+def test_a_reply_appended_far_from_its_question_is_found_as_after_a_rebuild(mem):
+    """An appended line's context is its thread's last line, however far back (another
+    session's 64 KB in between): an incremental index answers as a rebuilt one."""
+    asked = _line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
+    mem.sync(embed=False)
+    for i in range(400):
+        _line(mem, f"Ann: line {i} of another chat about the weather " + "x" * 150, "2026-03-01", "B")
+    mem.sync(embed=False)
+    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    mem.sync(embed=False)
+    incremental = ids(mem.search("zebra trip month", mode="fts", limit=3))
+    (mem.root / "index.sqlite").unlink()
+    rebuilt = ids(Memory(mem.root).search("zebra trip month", mode="fts", limit=3))
+    assert incremental[:2] == rebuilt[:2] == [reply["id"], asked["id"]]
+
+
+def test_a_transcript_turn_between_does_not_hide_the_reply(mem):
+    asked = _line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
+    _line(mem, "user: run the tests please", "2026-03-01", "A", type="transcript", role="user")
+    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    found = ids(mem.search("zebra trip month", mode="fts", limit=3))
+    assert found[:2] == [reply["id"], asked["id"]]
+
+
+@pytest.mark.parametrize("asks, after", [
+    ("TODO: should we shard the billing database before the sale?", "Note: the office moves in May."),
+    ("09:15 is the billing database backup running tonight?", "09:20 lunch order placed for the team."),
+    ("问题：账单库要不要在大促前分库？", "本周总结：办公室五月搬家。"),
+])
+def test_notes_opening_with_a_label_or_a_time_are_not_a_conversation(mem, asks, after):
+    asked = _line(mem, asks, "2026-03-01", "s1")
+    later = _line(mem, after, "2026-03-01", "s1")
+    found = ids(mem.search(asks[asks.index(" ") + 1 if " " in asks else 3:][:40], mode="fts", limit=5))
+    assert found[0] == asked["id"] and later["id"] not in found[:1]
+
+
+def test_a_question_said_in_many_chats_brings_one_reply(mem):
+    """Copies of one line are one hit (collapse): its copies' replies do not all come up."""
+    replies = []
+    for i in range(6):
+        _line(mem, "助手：在的～今天过得怎么样？", f"2026-03-0{i + 1}", f"chat-{i}")
+        replies.append(_line(mem, f"用户：第{i}件小事", f"2026-03-0{i + 1}", f"chat-{i}")["id"])
+    hits = mem.search("今天过得怎么样", mode="fts", limit=10)
+    assert len([h for h in hits if h.reply_to]) == 1
+
+
 def test_a_reply_the_filters_exclude_is_not_brought_in(mem):
     asked = _line(mem, "Mia: Which database did we pick for billing?", "2026-03-01", "chat-1")
     reply = _line(mem, "Leo: PostgreSQL 16.", "2026-03-01", "chat-1", type="action")

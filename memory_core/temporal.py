@@ -122,7 +122,7 @@ _PATTERN_SOURCES = (
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
-    (rf"上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
+    (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
     (rf"{_N}\s*个月(?:之|以)?前的今天", "n_months_ago_today"),
     (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
@@ -144,6 +144,7 @@ _PATTERN_SOURCES = (
     (r"这几天|这两天", "these_days"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
+    (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+week\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+week\b", "week-1"),
     (rf"(?<![上这本下])(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
@@ -151,6 +152,7 @@ _PATTERN_SOURCES = (
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
     (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", "week0"),
+    (r"上上上(?:个)?月", "month-3"),
     (r"上上(?:个)?月|\bthe\s+month\s+before\s+last\b", "month-2"),
     (r"上(?:个)?月|\blast\s+month\b", "month-1"),
     (r"(?:这|本)(?:个)?月|\bthis\s+month\b", "month0"),
@@ -492,7 +494,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         return today - timedelta(days=2), today
     if kind in ("last2_wd", "n_weeks_ago_wd"):
         target = _WEEKDAYS_ZH.get(g["wd"])
-        weeks = 2 if kind == "last2_wd" else _num(g.get("n") or "")
+        weeks = (3 if g.get("three") else 2) if kind == "last2_wd" else _num(g.get("n") or "")
         if target is None or weeks is None:
             return None
         monday = today - timedelta(days=today.weekday() + 7 * weeks)

@@ -191,6 +191,9 @@ def test_a_question_of_only_time_words_lists_that_days_records(mem, monkeypatch)
     ("上个月14号上午为什么换了框架", "2026-09-14", "2026-09-15"),
     ("What did we do this Monday?", "2026-10-12", "2026-10-13"),
     ("两周前的周三", "2026-09-30", "2026-10-01"),
+    ("上上上周做了什么", "2026-09-21", "2026-09-28"),  # not 上上周: each 上 is a week
+    ("上上上周二开会说了啥", "2026-09-22", "2026-09-23"),
+    ("上上上个月的账单", "2026-07-01", "2026-08-01"),
 ])
 def test_compound_day_expressions_are_read_whole(query, first, after_last):
     assert days(query) == (first, after_last)

@@ -39,7 +39,6 @@ SLICE_LINES = 2000  # records per transaction: what a kill can lose
 # run, and a session summary is several rows (its sentences, decisions and todos), so 2,000
 # of them took 4-8 s where sessionStart had 4.
 DEADLINE_SLICE_LINES = 250
-TAIL_BYTES = 65536  # read back before an appended batch to find each thread's last line
 MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start reads the file
 # A line of a conversation (it and the line before it in its session both name a speaker)
 # is indexed with that line's tail as low-weight keyword context: a reply's meaning lives
@@ -447,9 +446,7 @@ def _sync_jsonl(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project
             _save_state(conn, rel, st, 0, 0, digest.hexdigest(), False, True)
             _mark_dirty(conn)
     daily = rel.startswith("daily/")
-    before: dict = {}  # thread -> content of its last line so far
-    if daily and offset:
-        before = _Threads(conn, data, rel, offset)
+    before = _Threads(conn, data, rel, offset)  # daily files: each thread's last line so far
     epoch = tx.epoch
     while True:
         tx.begin()
@@ -622,19 +619,18 @@ def _answered(previous, speaker: str | None) -> str | None:
 
 
 class _Threads(dict):
-    """{thread: (content, speaker) of its last line before `offset`} for an appended batch:
-    read from the lines just before it (TAIL_BYTES back), and for a thread whose last line
-    is further back (another session wrote 64 KB since, or the line is that long), found
-    in the index and read from the file, so that an appended line gets the context a full
-    read gives it (and a reply is found by its question either way)."""
+    """{thread: (content, speaker) of its last line so far}. A thread's last line before
+    `offset` (the bytes synced before) is found in the index and read from the file when
+    first asked for, however far back it is, so that an appended line gets the context a
+    full read gives it (and a reply is found by its question either way)."""
 
     def __init__(self, conn, data: bytes, rel: str, offset: int):
-        super().__init__(_last_in_threads(data, rel, offset))
+        super().__init__()
         self._conn, self._data, self._rel, self._offset = conn, data, rel, offset
         self._looked: set = set()
 
     def get(self, thread, default=None):
-        if thread in self or thread in self._looked:
+        if thread in self or thread in self._looked or not self._offset:
             return super().get(thread, default)
         self._looked.add(thread)
         row = self._conn.execute(
@@ -648,27 +644,6 @@ class _Threads(dict):
         if isinstance(record, dict) and _thread(record) == thread and isinstance(record.get("content"), str):
             self[thread] = (record["content"], speaker_of(record))
         return super().get(thread, default)
-
-
-def _last_in_threads(data: bytes, rel: str, offset: int) -> dict:
-    """{thread: (content, speaker) of its last indexed line} from the lines just before
-    `offset` (at most TAIL_BYTES back), so that an appended line gets the same context as in a full read."""
-    start = max(0, offset - TAIL_BYTES)
-    lines = data[start:offset].split(b"\n")
-    if start:
-        lines = lines[1:]  # the first one is cut
-    out: dict = {}
-    for raw in lines:  # oldest first: the last line of each thread wins
-        record, _ = jsonl.parse(raw) if raw.strip() else (None, None)
-        if record is None:
-            continue
-        try:
-            thread = _thread(record)
-            if thread and to_chunk(rel, record) is not None:
-                out[thread] = (record["content"], speaker_of(record))
-        except Exception:  # noqa: BLE001 - a bad line gives no context
-            continue
-    return out
 
 
 def _sync_markdown(conn, tx: _Tx, root: Path, rel: str, report: SyncReport, project) -> None:

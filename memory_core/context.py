@@ -93,15 +93,11 @@ def _last_week(root: Path, today) -> list:
 
 
 def _corrected(week: list) -> set:
-    """The ids the week's tombstones and supersedes correct (no index to ask)."""
-    hidden = set()
-    for _, records in week:
-        for record in records:
-            if record.get("type") == "forget" and isinstance(record.get("target"), str):
-                hidden.add(record["target"])
-            if isinstance(record.get("supersedes"), str):
-                hidden.add(record["supersedes"])
-    return hidden
+    """The ids the week's tombstones and supersedes correct (no index to ask), read as sync
+    reads them (corrections.rows_of)."""
+    from .corrections import rows_of
+    return {c.target for name, records in week for record in records
+            for c in rows_of(f"daily/{name}", record)}
 
 
 def recent_facts_from_files(week: list, hidden: set, today) -> list:

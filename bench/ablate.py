@@ -80,6 +80,9 @@ def variants():
          lambda undo: _patch(search, "POSTINGS_BUDGET", 10 ** 12, undo)),
         ("- replies", "a question's reply not lifted above it (REPLY_DEPTH = 0)",
          lambda undo: _patch(search, "REPLY_DEPTH", 0, undo)),
+        ("- lines over parts", "a summary's part that repeats a line of its session keeps its "
+         "place (PART_IN_LINE never met)",
+         lambda undo: _patch(search, "PART_IN_LINE", 2.0, undo)),
         ("- summary shares session", "SESSION_SHARE = 0",
          lambda undo: _patch(search, "SESSION_SHARE", 0.0, undo)),
         ("  time of the whole query", "time words read in every sentence, not only the asking "

@@ -10,12 +10,13 @@ import json
 import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
+from functools import lru_cache
 
 from . import corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
-from .sync import parent_of, tail_of
-from .text import match_of, weighted_terms, words
+from .sync import PART, parent_of, tail_of
+from .text import index_terms, match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -36,6 +37,10 @@ DIGESTS = ("core", "session_summary")  # many facts, no single time: never promo
 # A session summary digests the lines saved in its session: when one of them matches, the
 # summary gains this share of that line's score.
 SESSION_SHARE = 0.25
+# A summary's part that says what a line of its session says (same_statement) gives the
+# line its place among the first PARTS_DEPTH of a candidate list (lines_over_parts).
+PART_IN_LINE = 0.8
+PARTS_DEPTH = 100
 # In a conversation a question's words are in the line that asks it and its answer in the
 # line after: the reply to a question among the first REPLY_DEPTH hits scores REPLY_LIFT
 # times the question, so it comes just above it (docs/retrieval.md "Replies").
@@ -220,6 +225,84 @@ def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
            + (" AND " + where if where else "") + " ORDER BY s LIMIT ?")
     rows = conn.execute(sql, (*BM25_WEIGHTS, match, *params, k)).fetchall()
     return [(pk, -s) for pk, s in rows]
+
+
+def lines_over_parts(conn, found: list) -> list:
+    """A candidate list in which a session summary's part that says what a line of the same
+    session says (`same_statement`) gives that line its place: the line is the record (its
+    own time, its own supersedes), the part a copy that ranks higher only for being short
+    and carrying the summary's topic. The summary keeps its other parts and its share of its
+    lines (rerank). Only the first PARTS_DEPTH entries are looked at. docs/retrieval.md
+    "Lines over parts"."""
+    head = found[:PARTS_DEPTH]
+    if not head:
+        return found
+    pks = [pk for pk, _ in head]
+    rows = {r["pk"]: r for r in _rows(
+        conn, f"SELECT pk, id, type, source_id, content, hidden FROM chunks WHERE pk IN "
+              f"({','.join('?' * len(pks))})", pks)}
+
+    def terms(r) -> frozenset:
+        return statement_terms(r["content"])
+
+    # a summary saved without a session is its own source: its parts have no lines
+    sessions = {r["source_id"] for r in rows.values() if r["type"] == "session_summary"
+                and PART in r["id"] and r["source_id"] not in (None, r["id"].split(PART)[0])}
+    lines: dict = {}  # session -> [pk], best first; a forgotten line (--history) never moves up
+    for pk in pks:
+        r = rows.get(pk)
+        if (r and r["source_id"] in sessions and r["type"] not in DIGESTS
+                and r["hidden"] != corrections.FORGOTTEN):
+            lines.setdefault(r["source_id"], []).append(pk)
+    if not lines:
+        return found
+    own = dict(head)
+    out, placed = [], set()
+    for pk, score in head:
+        r = rows.get(pk)
+        if r and r["type"] == "session_summary" and PART in r["id"] and r["source_id"] in lines:
+            part = terms(r)
+            same = [lp for lp in lines[r["source_id"]]
+                    if lp not in placed and same_statement(part, terms(rows[lp]))]
+            if same:  # the line holding most of the part; the higher one of equals
+                line = max(same, key=lambda lp: len(part & terms(rows[lp])))
+                placed.add(line)
+                out.append((line, own[line]))
+                continue
+        if pk not in placed:
+            placed.add(pk)
+            out.append((pk, score))
+    return out + found[PARTS_DEPTH:]
+
+
+def statement_terms(content: str) -> frozenset:
+    """A record's index terms, as same_statement compares them; cached (a line is often on
+    all three lists of a search, and on the next search's), except a long one."""
+    return _terms(content) if len(content) <= 2000 else frozenset(index_terms(content).split())
+
+
+@lru_cache(maxsize=4096)
+def _terms(content: str) -> frozenset:
+    return frozenset(index_terms(content).split())
+
+
+# Words whose presence on one side only turns a statement around.
+NEGATIONS = frozenset("not no never cannot without nor don doesn didn won isn aren wasn weren "
+                      "shouldn couldn wouldn 不 没".split())
+
+
+def same_statement(part: set, line: set) -> bool:
+    """Does a line say what a summary's part says (index terms of each)? At least
+    PART_IN_LINE of the part's terms are the line's, the part's numbers all are the line's
+    ("TTL 600" is not "TTL 60"), and neither has a negation the other lacks ("not", 不,
+    没: the Chinese ones as characters, so 不错 counts too, which only makes the rule keep
+    a part where it could have moved a line)."""
+    if not part or not line:
+        return False
+    missing = part - line
+    return (len(part) - len(missing) >= PART_IN_LINE * len(part)
+            and not any(ch.isdigit() for t in missing for ch in t)
+            and not (missing | (line - part)) & NEGATIONS)
 
 
 def affordable(conn, terms: list) -> list:
@@ -591,6 +674,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         dated = []
         if start is not None and mode != "vector":  # the days the query names
             dated = dated_candidates(conn, query, scope.within(start, end), end - start, depth)
+        fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
         ranked = fuse(fts, vec, *fusion, dated=dated)
         if scope.ref_targets and not query.strip():  # everything about it, newest first
             ranked = newest(conn, scope, depth)

@@ -351,6 +351,104 @@ def test_a_session_summary_rises_with_the_lines_of_its_session(mem):
     assert other["id"] not in found or found.index(ours["id"]) < found.index(other["id"])
 
 
+def _load_test_session(mem, session="s1"):
+    for i in range(12):  # other work, so that 压测 and partition are rare words
+        mem.save_fact(f"服务 m{i} 的日志级别改成 info，告警阈值 {i * 10} 条", session_id=f"f{i}")
+    line = mem.save_fact("telemetry.raw.v1 扩到 12 个 partition，alerting 起 6 个 replica",
+                         session_id=session)
+    mem.save_fact("压测脚本放在 tests/load/telemetry.js", session_id=session)
+    summary = mem.save_summary("第一次压测：consumer lag", "压测 500 台车时 consumer lag 持续上涨。",
+                               ["telemetry.raw.v1 扩到 12 个 partition", "alerting 6 个副本"],
+                               ["观察扩容后的 rebalance"], session_id=session)
+    return line, summary
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_summary_part_that_repeats_a_line_gives_the_line_its_place(mem, mode):
+    """The decision "telemetry.raw.v1 扩到 12 个 partition" is short and carries its summary's
+    topic (压测), so it outranked the line it digests; the line is the record that has a time
+    and can be superseded, and the summary still comes (anchored-heldout's "first load test
+    ... 有几个 partition")."""
+    line, summary = _load_test_session(mem)
+    before = mem.save_fact("telemetry.raw.v1 先建 6 个 partition", session_id="s0")
+    mem.sync()
+    found = ids(mem.search("第一次压测的时候 telemetry.raw.v1 有几个 partition？", mode=mode, limit=5))
+    assert found.index(line["id"]) <= 1 and found.index(line["id"]) < found.index(before["id"])
+    assert summary["id"] in found[:2]
+
+
+def test_a_part_gives_way_only_to_a_line_of_its_own_session(mem):
+    _load_test_session(mem, session="s1")
+    elsewhere = mem.save_fact("telemetry.raw.v1 扩到 12 个 partition，alerting 起 6 个 replica",
+                              session_id="s2")
+    found = ids(mem.search("第一次压测的时候 telemetry.raw.v1 有几个 partition？", mode="fts", limit=5))
+    assert found[0] != elsewhere["id"]
+
+
+def _cache_session(mem, decision, *lines):
+    """Other work, then session s1: its lines and a summary deciding `decision`."""
+    for i in range(12):
+        mem.save_fact(f"service m{i} log level set to info, alert threshold {i * 10}",
+                      session_id=f"f{i}")
+    saved = [mem.save_fact(text, session_id="s1") for text in lines]
+    summary = mem.save_summary("Redis cache tuning", "Tuned the cache. Profiled the hot paths. "
+                               "Measured p99 latency. Wrote it up.",
+                               [decision, "keep the eviction policy"], session_id="s1")
+    return saved, summary
+
+
+@pytest.mark.parametrize("line, decision", [
+    ("Set the Redis TTL to 60 seconds for the session keys",     # another value
+     "Set the Redis TTL to 600 seconds for the session keys"),
+    ("We will use Redis for the session cache layer of the API",  # the opposite
+     "We will not use Redis for the session cache layer of the API"),
+])
+def test_a_part_keeps_its_place_over_a_line_that_says_something_else(mem, line, decision):
+    (said,), summary = _cache_session(mem, decision, line)
+    found = ids(mem.search("what did the redis cache tuning decide for the session keys",
+                           mode="fts", limit=3))
+    assert found.index(summary["id"]) < found.index(said["id"])
+
+
+def test_a_part_gives_its_place_to_the_line_it_repeats_not_to_a_near_one(mem):
+    (old, new), summary = _cache_session(
+        mem, "Set the Redis TTL to 600 seconds for the session keys",
+        "Set the Redis TTL to 60 seconds for the session keys",
+        "Set the Redis TTL to 600 seconds for the session keys")
+    found = ids(mem.search("what Redis TTL did the cache tuning settle on for session keys?",
+                           mode="fts", limit=3))
+    assert found.index(new["id"]) < found.index(old["id"])
+
+
+def test_a_forgotten_line_does_not_take_a_parts_place_in_the_history(mem):
+    (line,), summary = _cache_session(mem, "Set the Redis TTL to 600 seconds for the session keys",
+                                      "Set the Redis TTL to 600 seconds for the session keys")
+    mem.forget(line["id"], "wrong, never applied")
+    hits = mem.search("redis cache tuning ttl", mode="fts", limit=2, history=True)
+    assert hits[0].id == summary["id"] and hits[0].status == "active"
+
+
+def test_a_summary_saved_without_a_session_keeps_its_parts(mem):
+    """Such a summary is its own source, and so are the facts consolidation makes of its
+    decisions: they are copies of it, not lines it digests."""
+    from memory_core.search import Filters, fts_candidates, lines_over_parts
+    for i in range(12):
+        mem.save_fact(f"service m{i} log level set to info, alert threshold {i * 10}",
+                      session_id=f"f{i}")
+    mem.save_summary("Queue migration", "Moved the jobs off the old queue.",
+                     ["Use RabbitMQ quorum queues for the billing jobs", "retry three times"],
+                     session_id=None)
+    mem.consolidate()
+    mem.sync()
+
+    def lists(conn):
+        found = fts_candidates(conn, "queue migration: which queues for the billing jobs?",
+                               Filters(), 50)
+        return found, lines_over_parts(conn, found)
+    before, after = mem.index.run(lists)
+    assert after == before
+
+
 # --- time in the query -------------------------------------------------------------------
 
 def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):

@@ -651,7 +651,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     past = filters if filters.history else replace(filters, past=True)
     counted = {"keyword_only": 0}
 
-    def search(conn):
+    def search(conn, depth=depth):
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
@@ -669,11 +669,13 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 v, early = qvec()
                 vec = vector_candidates(conn, v, scope, depth, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
-            else:
-                notes.append("vectors are not available in this index yet: keyword results only")
+            elif (note := "vectors are not available in this index yet: keyword results "
+                          "only") not in notes:
+                notes.append(note)
         dated = []
         if start is not None and mode != "vector":  # the days the query names
             dated = dated_candidates(conn, query, scope.within(start, end), end - start, depth)
+        full = depth < VEC0_MAX_K and max(len(fts), len(vec)) >= depth
         fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
         ranked = fuse(fts, vec, *fusion, dated=dated)
         if scope.ref_targets and not query.strip():  # everything about it, newest first
@@ -682,6 +684,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         hits = with_replies(conn, hits, scope, project)
         if asks_past and start is not None:
             hits = true_within(conn, hits, start, end)
+        if len(hits) < limit and full:  # full lists, fewer hits: a long record's parts or
+            return search(conn, min(4 * depth, VEC0_MAX_K))  # copies of a line, merged
         return rerank(conn, hits, hint, query)[:limit]
 
     hits = index.run(search, vectors=qvec is not None)

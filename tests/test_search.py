@@ -449,6 +449,19 @@ def test_a_summary_saved_without_a_session_keeps_its_parts(mem):
     assert after == before
 
 
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_long_record_whose_lines_all_match_does_not_crowd_out_the_others(mem, mode):
+    """Its parts filled every candidate slot and came back as a few hits: `limit=10` gave 7."""
+    lines = [f"- deploy step {i}: run the deploy script for shard {i}" for i in range(120)]
+    (mem.root / "MEMORY.md").write_text("# 核心记忆\n\n## Deploy\n" + "\n".join(lines) + "\n",
+                                        encoding="utf-8")
+    saved = [mem.save_fact(f"deploy of service s{i} moved to Tuesdays") for i in range(12)]
+    mem.sync()
+    found = ids(mem.search("deploy", mode=mode, limit=10))
+    assert len(found) == 10 and any(i.startswith("MEMORY.md#Deploy") for i in found)
+    assert set(found) & {r["id"] for r in saved}
+
+
 # --- time in the query -------------------------------------------------------------------
 
 def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""What bringing a question's reply (search.with_replies) costs a keyword search: the same
-queries with the rule on and off, alternated in one process, on a real conversation
-(LoCoMo conv-41) and on a worst case (one session of 50,000 lines in one file, every line
-a question).
+"""What a ranking rule costs a keyword search: the same queries with the rule on and off,
+alternated in one process, on real stores and on the rule's worst case.
 
-    python bench/replies_cost.py          # ~1 min
+- replies (search.with_replies): LoCoMo conv-41; one session of 50,000 lines in one file,
+  every line a question.
+- lines over parts (search.lines_over_parts): heldout-devmem (FrostLine, 40 summaries);
+  one session of 20,000 lines whose summary repeats 200 of them as decisions.
 
-Writes bench/results/replies-cost.json and prints a table.
+    python bench/rule_cost.py          # ~2 min
+
+Writes bench/results/rule-cost.json and prints a table.
 """
 from __future__ import annotations
 
@@ -25,20 +28,31 @@ sys.path[:0] = [str(REPO), str(REPO / "bench")]
 import retrieval  # noqa: E402  (puts the repository first on sys.path)
 
 
-def timed(mem, queries, rounds: int = 3) -> dict:
-    """{"on": [ms], "off": [ms]}: each round runs every query with the rule on, then off."""
+def _no_replies():
     from memory_core import search
-    shipped, out = search.REPLY_DEPTH, {"on": [], "off": []}
+    return search, "REPLY_DEPTH", 0
+
+
+def _no_lines_over_parts():
+    from memory_core import search
+    return search, "lines_over_parts", lambda conn, found: found
+
+
+def timed(mem, queries, off, rounds: int = 3) -> dict:
+    """{"on": [ms], "off": [ms]}: each round runs every query with the rule on, then off
+    (`off()`: the module, attribute and value that switch it off)."""
+    obj, name, value = off()
+    shipped, out = getattr(obj, name), {"on": [], "off": []}
     try:
         for _ in range(rounds):
-            for label, depth in (("on", shipped), ("off", 0)):
-                search.REPLY_DEPTH = depth
+            for label, setting in (("on", shipped), ("off", value)):
+                setattr(obj, name, setting)
                 for q in queries:
                     t = time.perf_counter()
                     mem.search(q, mode="fts", sync=False)
                     out[label].append((time.perf_counter() - t) * 1000)
     finally:
-        search.REPLY_DEPTH = shipped
+        setattr(obj, name, shipped)
     return out
 
 
@@ -52,6 +66,41 @@ def locomo(work: Path):
     mem.sync(embed=False)
     queries = [json.loads(line)["question"] for line in open(folder / "queries.jsonl", encoding="utf-8")]
     return mem, queries
+
+
+def heldout_devmem(work: Path):
+    from memory_core import Memory
+    folder = retrieval.OWN_DATA / "heldout-devmem"
+    dest = work / "heldout"
+    shutil.copytree(folder, dest, ignore=shutil.ignore_patterns("queries.jsonl", "index.sqlite*",
+                                                                "NOW", "README.md"))
+    os.environ["CURSOR_MEMORY_NOW"] = retrieval.store_now("heldout-devmem", folder)
+    mem = Memory(dest)
+    mem.sync(embed=False)
+    queries = [json.loads(line)["question"] for line in open(folder / "queries.jsonl", encoding="utf-8")]
+    return mem, queries
+
+
+def summarised_session(work: Path, lines: int = 20_000, decisions: int = 200):
+    """Every query finds parts of one summary and, in its session, the lines they repeat."""
+    from memory_core import Memory
+    dest = work / "summarised"
+    (dest / "daily").mkdir(parents=True)
+    with open(dest / "daily" / "2026-03-01.jsonl", "w", encoding="utf-8") as f:
+        for i in range(lines):
+            f.write(json.dumps({"id": f"log-20260301-{i:07d}", "type": "fact", "memory_type": "W",
+                                "content": f"billing export batch {i % 500} moved to queue q{i % 37}",
+                                "timestamp": "2026-03-01T10:00:00Z", "source": {"session": "s1"}}) + "\n")
+    with open(dest / "sessions.jsonl", "w", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "sum-20260301-120000", "session_id": "s1", "topic": "billing export",
+                            "summary": "Batches of the billing export were moved between queues.",
+                            "decisions": [f"billing export batch {i} moved to queue q{i % 37}"
+                                          for i in range(decisions)], "todos": [],
+                            "timestamp": "2026-03-01T12:00:00Z"}) + "\n")
+    os.environ["CURSOR_MEMORY_NOW"] = "2026-03-02T00:00:00Z"
+    mem = Memory(dest)
+    mem.sync(embed=False)
+    return mem, [f"billing export batch {i} queue" for i in range(0, 200, 2)]
 
 
 def worst_case(work: Path, lines: int = 50_000):
@@ -71,22 +120,29 @@ def worst_case(work: Path, lines: int = 50_000):
 
 
 def main() -> int:
-    work = Path(tempfile.mkdtemp(prefix="replies-cost-"))
+    work = Path(tempfile.mkdtemp(prefix="rule-cost-"))
     rows = {}
     try:
-        for name, make in (("LoCoMo conv-41 (663 lines, 193 questions)", locomo),
-                           ("one session of 50,000 questions (100 queries)", worst_case)):
+        for rule, off, store, make in (
+                ("replies", _no_replies, "LoCoMo conv-41 (663 lines, 193 questions)", locomo),
+                ("replies", _no_replies, "one session of 50,000 questions (100 queries)", worst_case),
+                ("lines over parts", _no_lines_over_parts, "heldout-devmem (120 questions)",
+                 heldout_devmem),
+                ("lines over parts", _no_lines_over_parts,
+                 "one session of 20,000 lines, 200 repeated in its summary (100 queries)",
+                 summarised_session)):
             mem, queries = make(work)
-            t = timed(mem, queries)
-            rows[name] = {k: {"p50": round(statistics.median(v), 2),
-                              "p95": round(sorted(v)[int(len(v) * 0.95)], 2)} for k, v in t.items()}
+            t = timed(mem, queries, off)
+            rows[f"{rule}: {store}"] = {k: {"p50": round(statistics.median(v), 2),
+                                            "p95": round(sorted(v)[int(len(v) * 0.95)], 2)}
+                                        for k, v in t.items()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("| store | keyword search p50 / p95, rule on | rule off |\n|---|---|---|")
+    print("| rule: store | keyword search p50 / p95, rule on | rule off |\n|---|---|---|")
     for name, r in rows.items():
         print(f"| {name} | {r['on']['p50']} / {r['on']['p95']} ms | {r['off']['p50']} / {r['off']['p95']} ms |")
-    out = REPO / "bench" / "results" / "replies-cost.json"
-    out.write_text(json.dumps({"command": "python bench/replies_cost.py", "results": rows}, indent=1) + "\n")
+    out = REPO / "bench" / "results" / "rule-cost.json"
+    out.write_text(json.dumps({"command": "python bench/rule_cost.py", "results": rows}, indent=1) + "\n")
     return 0
 
 

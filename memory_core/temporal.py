@@ -92,6 +92,8 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
 _PART_ZH = r"(?P<part>初|中|底|末|上旬|中旬|下旬)"
+_YREL = r"(?P<yrel>去年|今年|前年)"  # the year of a month: "去年八月", "前年3月初"
+_YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2}
 _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
@@ -107,8 +109,9 @@ _PATTERN_SOURCES = (
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}\b", "ymd"),
-    (rf"(?:{_YEAR}\s*年\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
-    (rf"(?:{_YEAR}\s*年\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
+    (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
+    (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
+    (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
     (r"(?P<rel>上上个?|上个?|这个?|本)?月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
     (r"(?P<rel>上上个?|上个?|这个?|本)?月?(?P<part>上旬|中旬|下旬)", "rel_month_part"),
     (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
@@ -116,10 +119,17 @@ _PATTERN_SOURCES = (
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+last\s+month\b", "last_month_part"),
     (rf"{_YEAR}\s*年\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
-    (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日上下])", "ym"),
+    (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
     (rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
+    # a month without a day: only after a word that makes it one ("in May", not "you may")
+    # (lower-case "may" is the verb)
+    (rf"\b(?:(?P<rel_en>last)\s+|this\s+|(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?)"
+     rf"(?!(?-i:may)\b){_MONTH}\b(?:\s+(?P<last_year>last\s+year)\b)?(?![\s,]*\d)", "ym"),
+    # a year: "2025年" (not "2025年8月", read above), "in 2025"
+    (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月)|"
+     rf"\b(?:in|during|throughout)\s+{_YEAR.replace('year', 'year_en')}\b(?![-/.:]\d)", "year_abs"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
@@ -418,9 +428,19 @@ def _latest_year(month: int, day: int, today: date) -> int:
 
 
 def _span(kind: str, g: dict, today: date, ahead: int = 0):
+    if kind == "year_abs":
+        year = int(g.get("year") or g["year_en"])
+        if not 1900 <= year <= 2100:
+            return None
+        return date(year, 1, 1), min(today, date(year, 12, 31)) if year <= today.year else date(year, 12, 31)
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
-        year = int(g["year"]) if g.get("year") else None
+        year = (int(g["year"]) if g.get("year") else
+                today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else None)
+        if kind == "ym" and year is None and g.get("last_year"):  # "July last year"
+            year = today.year - 1
+        if kind == "ym" and year is None and g.get("rel_en"):  # "last August": before this month
+            year = today.year if month < today.month else today.year - 1
         if kind == "ym":
             year = year or _latest_year(month, 1, today)
             first = date(year, month, 1)
@@ -432,8 +452,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "month_part":
         month = _month_number(g["mon"])
         part = g["part"].lower()
-        year = int(g["year"]) if g.get("year") else _latest_year(
-            month, _PARTS[part][0], today + timedelta(days=ahead))  # "1月初" written Dec 28
+        year = (int(g["year"]) if g.get("year") else
+                today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else _latest_year(
+                    month, _PARTS[part][0], today + timedelta(days=ahead)))  # "1月初" written Dec 28
         return _month_part(year, month, part)
     if kind in ("rel_month_part", "last_month_part"):
         part = g["part"].lower()

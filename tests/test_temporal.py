@@ -561,3 +561,36 @@ def test_an_event_needs_no_article(query, event):
     weekday, a month or a calendar word after "before" is no event."""
     h = parse(query, NOW)
     assert (h.anchor.event if h.anchor else None) == event
+
+
+# Months and years named without a day (2026-11-26): "in August", "去年八月", "in 2025".
+@pytest.mark.parametrize("query, first, after_last", [
+    ("When did Caroline attend a pride parade in August?", "2026-08-01", "2026-09-01"),
+    ("what did we ship during June", "2026-06-01", "2026-07-01"),
+    ("What went wrong in October?", "2026-10-01", "2026-10-16"),     # this month, so far
+    ("what happened in November", "2025-11-01", "2025-12-01"),       # not yet this year
+    ("the outage last August", "2026-08-01", "2026-09-01"),
+    ("we moved the cluster in July last year", "2025-07-01", "2025-08-01"),
+    ("the incident this March", "2026-03-01", "2026-04-01"),
+    ("in the month of May, what did we decide?", "2026-05-01", "2026-06-01"),
+    ("去年八月做了什么", "2025-08-01", "2025-09-01"),
+    ("去年8月份的事故", "2025-08-01", "2025-09-01"),
+    ("前年三月的需求", "2024-03-01", "2024-04-01"),
+    ("今年三月上线了什么", "2026-03-01", "2026-04-01"),
+    ("去年8月初定的方案", "2025-08-01", "2025-08-11"),
+    ("去年12月3日的发布", "2025-12-03", "2025-12-04"),
+    ("what did we decide in 2025?", "2025-01-01", "2026-01-01"),
+    ("2025年的目标是什么", "2025-01-01", "2026-01-01"),
+    ("2026年做了哪些事", "2026-01-01", "2026-10-16"),
+])
+def test_months_and_years_named_without_a_day(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query", [
+    "you may want to check the logs", "in may I suggest a rollback", "we march on", "June said the build is green",
+    "the august committee approved it", "May I ask what the TTL is?", "port 2025 is closed",
+    "PR #2025 的评审意见", "2025 个请求失败了",
+])
+def test_words_that_only_look_like_months_or_years_name_no_time(query):
+    assert days(query) is None

@@ -92,7 +92,12 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
 _PART_ZH = r"(?P<part>初|中|底|末|上旬|中旬|下旬)"
-_YREL = r"(?P<yrel>去年|今年|前年)"  # the year of a month: "去年八月", "前年3月初"
+_YREL = r"(?P<yrel>去年|今年|(?<![目提以之])前年)的?"  # the year of a month: "去年八月", "前年3月初"
+_LOWER_ABBREV = r"(?-i:may|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+# What may follow "in 2025" when it is a year ("in 2025 we moved", not "in 2000 ms")
+_AFTER_YEAR = (r"(?:what|when|how|why|who|which|did|do|does|was|were|is|are|have|had|we|i|you|"
+               r"they|he|she|it|our|my|the|and|or|but|so|then|for|to|at|on|of|with|about|alone|"
+               r"spring|summer|autumn|fall|winter)")
 _YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2}
 _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -117,19 +122,26 @@ _PATTERN_SOURCES = (
     (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+(?:the\s+|this\s+)?month\b", "rel_month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+last\s+month\b", "last_month_part"),
-    (rf"{_YEAR}\s*年\s*{_ZH_MON}\s*月份?", "ym"),
+    (rf"{_YEAR}\s*年\s*的?\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
     (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
     (rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
-    # a month without a day: only after a word that makes it one ("in May", not "you may")
-    # (lower-case "may" is the verb)
-    (rf"\b(?:(?P<rel_en>last)\s+|this\s+|(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?)"
-     rf"(?!(?-i:may)\b){_MONTH}\b(?:\s+(?P<last_year>last\s+year)\b)?(?![\s,]*\d)", "ym"),
-    # a year: "2025年" (not "2025年8月", read above), "in 2025"
-    (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月)|"
-     rf"\b(?:in|during|throughout)\s+{_YEAR.replace('year', 'year_en')}\b(?![-/.:]\d)", "year_abs"),
+    # a month without a day, only after a word that makes it one ("in May", not "you may"),
+    # not lower-case "may" or a lower-case abbreviation ("in dec"), nor a name ("in June's
+    # absence"); a list or range of months ("in June or July", "March to May") is one stretch
+    (rf"\b(?!{_LOWER_ABBREV}\b){_MONTH}\s+(?P<last_year>last\s+year)\b", "ym"),  # "July last year"
+    (rf"\b(?:(?P<rel_en>last|this)\s+|(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?)"
+     rf"(?!{_LOWER_ABBREV}\b){_MONTH}\b(?!'s)"
+     rf"(?:(?:\s*,\s*|\s+(?:and|or|to|through|until|till)\s+|\s*[-–]\s*)(?:and\s+|or\s+)?"
+     rf"(?!{_LOWER_ABBREV}\b){_MONTH.replace('mon>', 'mon2>')}\b(?!'s))*"
+     rf"(?:\s+(?:of\s+)?(?:(?P<last_year>last\s+year)|(?P<this_year>this\s+year))\b)?(?![\s,]*\d)", "ym"),
+    # a year: "2025年" (not "2025年8月", read above, nor 年代), "in 2025" (not "in 2000 ms")
+    (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月|代)|"
+     rf"\b(?:in|during|throughout|of)\s+{_YEAR.replace('year', 'year_en')}"
+     rf"(?:\s*(?:-|–|to|through|and|or)\s*(?P<year2>\d{{4}}))?\b(?![-/.:]\d)"
+     rf"(?=\s*(?:$|[,.;:!?)，。；：！？]|{_AFTER_YEAR}\b))", "year_abs"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
@@ -252,8 +264,9 @@ def parse(query: str, now: datetime) -> TimeHint:
     if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
         hint.start, hint.end = so_far(*event.stretch(*holiday, now), now)
     elif spans:
-        best = _range(query, named) or min(spans, key=lambda d: d[1] - d[0])
-        # else the narrowest: "昨天复盘时说这个月…"
+        best = _range(query, named) or _in_named_year(min(spans, key=lambda d: d[1] - d[0]),
+                                                      spans, today)
+        # else the narrowest: "昨天复盘时说这个月…", in the year named apart ("last year in August")
         hint.start, hint.end = so_far(_local_midnight(best[0]),
                                       _local_midnight(best[1] + timedelta(days=1)), now)
     else:
@@ -262,6 +275,21 @@ def parse(query: str, now: datetime) -> TimeHint:
         if hint.order is None and pattern.search(query):
             hint.order = order
     return hint
+
+
+def _in_named_year(best: tuple, spans: list, today: date) -> tuple:
+    """The narrowest stretch a query names, moved into the year it names apart from it
+    ("last year in August", "in the summer of 2025", "July last year"): read alone, "August"
+    and "summer" are the latest ones."""
+    years = [s for s in spans if s != best and s[0].month == s[0].day == 1
+             and s[0].year == s[1].year and (s[1] == date(s[0].year, 12, 31) or s[1] == today)]
+    if len(years) != 1 or years[0][0] <= best[0] and best[1] <= years[0][1]:
+        return best
+    shift = years[0][0].year - best[0].year
+    try:
+        return best[0].replace(year=best[0].year + shift), best[1].replace(year=best[1].year + shift)
+    except ValueError:  # Feb 29
+        return best
 
 
 # What joins the two ends of a stretch: "between Aug 11 and Aug 15", "10月1日到10月7日",
@@ -429,22 +457,32 @@ def _latest_year(month: int, day: int, today: date) -> int:
 
 def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "year_abs":
-        year = int(g.get("year") or g["year_en"])
-        if not 1900 <= year <= 2100:
+        years = sorted(int(y) for y in (g.get("year") or g["year_en"], g.get("year2")) if y)
+        if not 1900 <= years[0] <= years[-1] <= 2100:
             return None
-        return date(year, 1, 1), min(today, date(year, 12, 31)) if year <= today.year else date(year, 12, 31)
+        last = date(years[-1], 12, 31)
+        return date(years[0], 1, 1), min(today, last) if years[0] <= today.year else last
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
         year = (int(g["year"]) if g.get("year") else
                 today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else None)
-        if kind == "ym" and year is None and g.get("last_year"):  # "July last year"
-            year = today.year - 1
-        if kind == "ym" and year is None and g.get("rel_en"):  # "last August": before this month
-            year = today.year if month < today.month else today.year - 1
+        if kind == "ym" and year is None:
+            rel = (g.get("rel_en") or "").lower()
+            if g.get("last_year"):  # "July last year"
+                year = today.year - 1
+            elif g.get("this_year") or rel == "this":  # "this December" in October: ahead
+                year = today.year
+            elif rel == "last":  # "last August": before this month
+                year = today.year if month < today.month else today.year - 1
         if kind == "ym":
             year = year or _latest_year(month, 1, today)
             first = date(year, month, 1)
-            return first, min(today, _month_end(first)) if first <= today else _month_end(first)
+            if g.get("mon2"):  # "June or July", "November to February"
+                until = _month_number(g["mon2"])
+                end = _month_end(date(year + (until < month), until, 1))
+            else:
+                end = _month_end(first)
+            return first, min(today, end) if first <= today else end
         day = int(g["day"])
         # a record's "3 月 29 日上线" may be ahead of it (by up to `ahead` days)
         d = date(year or _latest_year(month, day, today + timedelta(days=ahead)), month, day)

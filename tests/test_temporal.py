@@ -582,6 +582,19 @@ def test_an_event_needs_no_article(query, event):
     ("what did we decide in 2025?", "2025-01-01", "2026-01-01"),
     ("2025年的目标是什么", "2025-01-01", "2026-01-01"),
     ("2026年做了哪些事", "2026-01-01", "2026-10-16"),
+    # found by a hostile review of the rule above
+    ("what was the timeout in August of last year?", "2025-08-01", "2025-09-01"),
+    ("last year in August, what broke?", "2025-08-01", "2025-09-01"),
+    ("we moved the cluster July last year", "2025-07-01", "2025-08-01"),
+    ("in March this year", "2026-03-01", "2026-04-01"),
+    ("2025年的8月", "2025-08-01", "2025-09-01"),
+    ("去年的八月", "2025-08-01", "2025-09-01"),
+    ("in the summer of 2025", "2025-06-01", "2025-09-01"),
+    ("in June or July", "2026-06-01", "2026-08-01"),
+    ("in March, April and May", "2026-03-01", "2026-06-01"),
+    ("in November to February", "2025-11-01", "2026-03-01"),
+    ("in 2023 through 2025", "2023-01-01", "2026-01-01"),
+    ("in 2025 we moved to ACK", "2025-01-01", "2026-01-01"),
 ])
 def test_months_and_years_named_without_a_day(query, first, after_last):
     assert days(query) == (first, after_last)
@@ -591,6 +604,10 @@ def test_months_and_years_named_without_a_day(query, first, after_last):
     "you may want to check the logs", "in may I suggest a rollback", "we march on", "June said the build is green",
     "the august committee approved it", "May I ask what the TTL is?", "port 2025 is closed",
     "PR #2025 的评审意见", "2025 个请求失败了",
+    "this December", "this November",  # ahead of today (2026-10-15): nothing has happened
+    "the request finished in 2000 ms", "in 1999 batches", "resize in 1920 px",
+    "in June's absence, who approved it?", "in Jan's PR", "print the value in oct",
+    "1950年代的设计", "a total of 2025 requests",
 ])
 def test_words_that_only_look_like_months_or_years_name_no_time(query):
     assert days(query) is None

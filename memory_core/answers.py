@@ -17,12 +17,13 @@ def hit_lines(i: int, h) -> list:
     where = f"{r(h.section)} ({r(h.source_file)})" if h.section else r(h.source_file)
     ranks = ", ".join(x for x in (f"fts #{h.fts_rank}" if h.fts_rank else "",
                                   f"vec #{h.vec_rank}" if h.vec_rank else "",
+                                  f"days named #{h.dated_rank}" if h.dated_rank else "",
                                   f"reply to {r(h.reply_to)}" if h.reply_to else "") if x)
     status = "" if h.status == "active" else (
         f" ({r(h.status)}" + (f" by {r(h.superseded_by)}" if h.superseded_by else "") + ")")
     lines = [f"{i}. [{label}]{status} {r(h.content)}",
              f"   {r(h.id)} · {where} · {r((h.timestamp or '')[:16].replace('T', ' '))} · "
-             f"score {h.score:.4f} ({ranks})"]
+             f"score {h.score:.4f}" + (f" ({ranks})" if ranks else "")]
     if len(h.evidence) > 1:
         lines.append(f"   evidence: {', '.join(r(e) for e in h.evidence)}")
     if h.refs:

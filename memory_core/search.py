@@ -69,6 +69,7 @@ class Hit:
     fts_score: float | None = None  # BM25, higher is better
     vec_rank: int | None = None
     vec_score: float | None = None  # cosine similarity
+    dated_rank: int | None = None  # 1-based rank among the records of the days the query names
     evidence: list = field(default_factory=list)  # ids of the records merged into this hit
     section: str | None = None  # MEMORY.md heading
     source_id: str | None = None
@@ -106,6 +107,7 @@ class Ranked:
     fts_score: float | None = None
     vec_rank: int | None = None
     vec_score: float | None = None
+    dated_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -355,6 +357,7 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
     for rank, (pk, s) in enumerate(dated, 1):
         row = table.setdefault(pk, Ranked(pk, 0.0))
         row.score += 1.0 / (k + rank)
+        row.dated_rank = rank
     return sorted(table.values(), key=lambda r: -r.score)
 
 
@@ -398,7 +401,8 @@ def load_hits(conn, ranked: list, project=None) -> list:
             entities=json.loads(r["entities"] or "[]"), confidence=r["confidence"],
             source_file=r["source_file"], timestamp=r["timestamp"], score=rk.score,
             fts_rank=rk.fts_rank, fts_score=rk.fts_score, vec_rank=rk.vec_rank,
-            vec_score=rk.vec_score, evidence=json.loads(r["evidence"] or "[]") or [r["id"]],
+            vec_score=rk.vec_score, dated_rank=rk.dated_rank,
+            evidence=json.loads(r["evidence"] or "[]") or [r["id"]],
             section=r["section"], source_id=r["source_id"], norm=r["norm"], pk=r["pk"],
             refs=refs_of.get(r["pk"], []), status=gone[0], superseded_by=gone[1]))
     return hits
@@ -434,7 +438,7 @@ def collapse(hits: list) -> list:
         merged = list(dict.fromkeys(kept.evidence + h.evidence))
         if h.source_file == "facts.jsonl" and kept.source_file != "facts.jsonl":
             h.score, h.fts_rank, h.fts_score = kept.score, kept.fts_rank, kept.fts_score
-            h.vec_rank, h.vec_score = kept.vec_rank, kept.vec_score
+            h.vec_rank, h.vec_score, h.dated_rank = kept.vec_rank, kept.vec_score, kept.dated_rank
             out[slot] = kept = h
         kept.evidence = merged
         owner.update({k: slot for k in keys})

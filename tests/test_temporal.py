@@ -611,3 +611,13 @@ def test_months_and_years_named_without_a_day(query, first, after_last):
 ])
 def test_words_that_only_look_like_months_or_years_name_no_time(query):
     assert days(query) is None
+
+
+def test_a_hit_found_by_the_days_the_question_names_says_so(mem, monkeypatch):
+    """Its text named no rank at all ("score 0.3333 ()"): it matched no keyword."""
+    from memory_core.answers import results_text
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-11-26T12:00:00Z")
+    mem.save_fact("telemetry.raw.v1 扩到 12 个 partition")
+    hits = mem.search("what did we change in November", mode="fts")
+    assert hits[0].dated_rank == 1 and hits[0].fts_rank is None
+    assert "(days named #1)" in results_text(hits) and "()" not in results_text(hits)

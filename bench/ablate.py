@@ -100,6 +100,8 @@ def variants():
         ("- contraction stopwords", "s/t/d/ll/re/ve/m, per, via searched as words",
          lambda undo: _patch(text, "STOPWORDS_EN", text.STOPWORDS_EN - set(
              "s t d ll re ve m per via".split()), undo)),
+        ("- the sentence that asks ×2", "ASKING_WEIGHT = 1",
+         lambda undo: _patch(text, "ASKING_WEIGHT", 1, undo)),
         ("- last line ×2", "LAST_LINE_WEIGHT = 1",
          lambda undo: _patch(text, "LAST_LINE_WEIGHT", 1, undo)),
         ("- conversation characters", "CONVERSATION_CHARS = False",

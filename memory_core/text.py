@@ -81,6 +81,11 @@ def index_terms(text: str) -> str:
 # line is the turn being answered, so its terms count double. A one-line query is
 # unaffected. (docs/retrieval.md "Query processing" has the figures.)
 LAST_LINE_WEIGHT = 2
+# A one-line query of several sentences, some of which ask, is small talk around a question
+# ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count double.
+# (docs/retrieval.md "The sentence that asks".)
+ASKING_WEIGHT = 2
+_SENTENCE = re.compile(r"(?<=[。！？!?])|(?<=[.])\s+")
 # A conversation also matches single Chinese characters, a kind of stemming for related
 # words (篮球赛 / 篮球比赛). A one-line query does not: there the characters only add noise.
 CONVERSATION_CHARS = True
@@ -88,7 +93,8 @@ CONVERSATION_CHARS = True
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
     """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
-    weight each (1, or LAST_LINE_WEIGHT for a conversation's last line):
+    weight each (1, LAST_LINE_WEIGHT for a conversation's last line, ASKING_WEIGHT for the
+    sentences that ask amid others that do not):
     - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
     - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
     - other words are themselves;
@@ -99,10 +105,16 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     lines = [line for line in query.splitlines() if line.strip()] or [query]
     talk = len(lines) > 1
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
-    for i, line in enumerate(lines):
-        weight = LAST_LINE_WEIGHT if talk and i == len(lines) - 1 else 1
-        terms += [(t, stop, weight)
-                  for t, stop in _line_terms(line, chars=talk and CONVERSATION_CHARS)]
+    if talk:
+        for i, line in enumerate(lines):
+            weight = LAST_LINE_WEIGHT if i == len(lines) - 1 else 1
+            terms += [(t, stop, weight) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
+    else:
+        sentences = [p for p in _SENTENCE.split(lines[0]) if p.strip()]
+        asks = [p.rstrip().endswith(("?", "？")) for p in sentences]
+        for sentence, asking in zip(sentences, asks):
+            weight = ASKING_WEIGHT if asking and not all(asks) else 1
+            terms += [(t, stop, weight) for t, stop in _line_terms(sentence)]
     kept = [t for t in terms if not t[1]] or terms
     out: dict[str, int] = {}
     for t, _, weight in kept:

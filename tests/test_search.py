@@ -543,6 +543,24 @@ def test_in_a_conversation_the_last_line_counts_most(mem):
     assert early["id"] in ids(mem.search(talk, mode="fts", limit=2))
 
 
+def test_in_small_talk_around_a_question_the_question_counts_most(mem):
+    """MemDaily's noisy questions: the small talk shares more words with chit-chat lines
+    than the question does with its answer."""
+    for chat in ["今天走了好多路，腿好酸", "那个湖的颜色真美", "排队排了好久才吃上", "今天天气真好",
+                 "小吃真是太好吃了", "下次还想再来"]:
+        mem.save_fact(chat)
+    fact = mem.save_fact("建筑招聘会的地点是广东深圳")
+    found = ids(mem.search("今天走了好多路，那个湖的颜色真美，小吃也太好吃了，排队排了好久。"
+                           "对了，建筑招聘会在哪里举行？", mode="fts", limit=3))
+    assert found[0] == fact["id"]
+
+
+def test_a_query_of_questions_only_weighs_them_alike():
+    from memory_core.text import weighted_terms
+    assert {w for _, w in weighted_terms("Redis 的 TTL 是多少？为什么改？")} == {1}
+    assert {w for _, w in weighted_terms("TTL 改过。Redis 的 TTL 是多少？")} == {1, 2}
+
+
 def test_a_conversation_also_matches_single_characters(mem):
     related = mem.save_fact("Bart 参加了篮球比赛，得了第二名")
     mem.save_fact("项目周会改到周三下午")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from . import corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
-from .sync import PART, parent_of, tail_of
+from .sync import parent_of, tail_of
 from .text import index_terms, match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
@@ -241,19 +241,17 @@ def lines_over_parts(conn, found: list) -> list:
         return found
     pks = [pk for pk, _ in head]
     rows = {r["pk"]: r for r in _rows(
-        conn, f"SELECT pk, id, type, source_id, content, hidden FROM chunks WHERE pk IN "
+        conn, f"SELECT pk, id, type, source_id, content, hidden, evidence FROM chunks WHERE pk IN "
               f"({','.join('?' * len(pks))})", pks)}
-
-    def terms(r) -> frozenset:
-        return statement_terms(r["content"])
-
-    # a summary saved without a session is its own source: its parts have no lines
-    sessions = {r["source_id"] for r in rows.values() if r["type"] == "session_summary"
-                and PART in r["id"] and r["source_id"] not in (None, r["id"].split(PART)[0])}
+    # a summary's parts, by the session they digest; a summary saved without a session is
+    # its own source, and its parts have no lines
+    parts = {pk: r["source_id"] for pk, r in rows.items() if r["type"] == "session_summary"
+             and (parent := parent_of(r["id"], json.loads(r["evidence"] or "[]")))
+             and r["source_id"] not in (None, parent)}
     lines: dict = {}  # session -> [pk], best first; a forgotten line (--history) never moves up
     for pk in pks:
         r = rows.get(pk)
-        if (r and r["source_id"] in sessions and r["type"] not in DIGESTS
+        if (r and r["source_id"] in parts.values() and r["type"] not in DIGESTS
                 and r["hidden"] != corrections.FORGOTTEN):
             lines.setdefault(r["source_id"], []).append(pk)
     if not lines:
@@ -261,13 +259,12 @@ def lines_over_parts(conn, found: list) -> list:
     own = dict(head)
     out, placed = [], set()
     for pk, score in head:
-        r = rows.get(pk)
-        if r and r["type"] == "session_summary" and PART in r["id"] and r["source_id"] in lines:
-            part = terms(r)
-            same = [lp for lp in lines[r["source_id"]]
-                    if lp not in placed and same_statement(part, terms(rows[lp]))]
+        if parts.get(pk) in lines:
+            part = statement_terms(rows[pk]["content"])
+            same = {lp: len(part & statement_terms(rows[lp]["content"])) for lp in lines[parts[pk]]
+                    if lp not in placed and same_statement(part, statement_terms(rows[lp]["content"]))}
             if same:  # the line holding most of the part; the higher one of equals
-                line = max(same, key=lambda lp: len(part & terms(rows[lp])))
+                line = max(same, key=same.get)
                 placed.add(line)
                 out.append((line, own[line]))
                 continue
@@ -655,7 +652,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     past = filters if filters.history else replace(filters, past=True)
     counted = {"keyword_only": 0}
 
-    def search(conn, depth=depth):
+    def search(conn):
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
@@ -664,33 +661,35 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 # the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
         scope = past if asks_past else filters  # a question about a past time: what was true then
-        # words that name days are matched by date (the dated list) and also as keywords:
-        # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
-        fts = fts_candidates(conn, query, scope, depth) if mode != "vector" else []
-        vec = []
-        if qvec is not None:
-            if vectors.usable(conn, embedder.identity):
+        use_vectors = qvec is not None and vectors.usable(conn, embedder.identity)
+        if qvec is not None and not use_vectors:
+            notes.append("vectors are not available in this index yet: keyword results only")
+        k = depth
+        while True:
+            # words that name days are matched by date (the dated list) and also as keywords:
+            # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
+            fts = fts_candidates(conn, query, scope, k) if mode != "vector" else []
+            vec = []
+            if use_vectors:
                 v, early = qvec()
-                vec = vector_candidates(conn, v, scope, depth, early)
+                vec = vector_candidates(conn, v, scope, k, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
-            elif (note := "vectors are not available in this index yet: keyword results "
-                          "only") not in notes:
-                notes.append(note)
-        dated = []
-        if start is not None and mode != "vector":  # the days the query names
-            dated = dated_candidates(conn, query, scope.within(start, end), end - start, depth)
-        full = depth < VEC0_MAX_K and max(len(fts), len(vec)) >= depth
-        fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
-        ranked = fuse(fts, vec, *fusion, dated=dated)
-        if scope.ref_targets and not query.strip():  # everything about it, newest first
-            ranked = newest(conn, scope, depth)
-        hits = collapse(load_hits(conn, ranked, project))
-        hits = with_replies(conn, hits, scope, project)
-        if asks_past and start is not None:
-            hits = true_within(conn, hits, start, end)
-        if len(hits) < limit and full:  # full lists, fewer hits: a long record's parts or
-            return search(conn, min(4 * depth, VEC0_MAX_K))  # copies of a line, merged
-        return rerank(conn, hits, hint, query)[:limit]
+            dated = []
+            if start is not None and mode != "vector":  # the days the query names
+                dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)
+            full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
+            fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
+            ranked = fuse(fts, vec, *fusion, dated=dated)
+            if scope.ref_targets and not query.strip():  # everything about it, newest first
+                ranked = newest(conn, scope, k)
+            hits = collapse(load_hits(conn, ranked, project))
+            hits = with_replies(conn, hits, scope, project)
+            if asks_past and start is not None:
+                hits = true_within(conn, hits, start, end)
+            if len(hits) >= limit or not full:
+                return rerank(conn, hits, hint, query)[:limit]
+            # full lists, fewer hits: a long record's parts or copies of a line, merged
+            k = min(4 * k, VEC0_MAX_K)
 
     hits = index.run(search, vectors=qvec is not None)
     n = counted["keyword_only"]

@@ -7,7 +7,6 @@ docs/retrieval.md has the numbers behind each.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -16,7 +15,7 @@ from . import corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import index_terms, match_of, weighted_terms, words
+from .text import ASKS, index_terms, match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -47,9 +46,6 @@ PARTS_DEPTH = 100
 REPLY_LIFT = 1.2
 REPLY_DEPTH = 5
 REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
-# A line asks when it has a full-width question mark, or a "?" that ends a sentence (not
-# the one of a URL's query string or a regex).
-ASKS = re.compile(r"？|\?(?![A-Za-z0-9_=&/%#+-])")
 # Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 

@@ -85,8 +85,10 @@ LAST_LINE_WEIGHT = 2
 # ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count double.
 # (docs/retrieval.md "The sentence that asks".)
 ASKING_WEIGHT = 2
-# (a "?" ends a sentence, not the query string of a link: "api?user=1")
-_SENTENCE = re.compile(r"(?<=[。！？!])|(?<=\?)(?![A-Za-z0-9_=&/%#+-])|(?<=[.])\s+")
+# A "?" that asks: not the one of a link's query string ("api?user=1") or a regex.
+_NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
+ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
+_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?){_NOT_ASKING}|(?<=[.])\s+")
 # A conversation also matches single Chinese characters, a kind of stemming for related
 # words (篮球赛 / 篮球比赛). A one-line query does not: there the characters only add noise.
 CONVERSATION_CHARS = True

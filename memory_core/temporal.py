@@ -455,6 +455,13 @@ def _latest_year(month: int, day: int, today: date) -> int:
     return year
 
 
+def _named_year(g: dict, today: date) -> int | None:
+    """The year a date's own words name: "2025年8月", "去年八月"; None when they name none."""
+    if g.get("year"):
+        return int(g["year"])
+    return today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else None
+
+
 def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "year_abs":
         years = sorted(int(y) for y in (g.get("year") or g["year_en"], g.get("year2")) if y)
@@ -464,8 +471,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         return date(years[0], 1, 1), min(today, last) if years[0] <= today.year else last
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
-        year = (int(g["year"]) if g.get("year") else
-                today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else None)
+        year = _named_year(g, today)
         if kind == "ym" and year is None:
             rel = (g.get("rel_en") or "").lower()
             if g.get("last_year"):  # "July last year"
@@ -490,9 +496,8 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "month_part":
         month = _month_number(g["mon"])
         part = g["part"].lower()
-        year = (int(g["year"]) if g.get("year") else
-                today.year - _YEARS_BACK[g["yrel"]] if g.get("yrel") else _latest_year(
-                    month, _PARTS[part][0], today + timedelta(days=ahead)))  # "1月初" written Dec 28
+        year = _named_year(g, today) or _latest_year(
+            month, _PARTS[part][0], today + timedelta(days=ahead))  # "1月初" written Dec 28
         return _month_part(year, month, part)
     if kind in ("rel_month_part", "last_month_part"):
         part = g["part"].lower()

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from .text import asking, sentences
+
 NEWEST, OLDEST = "newest", "oldest"
 
 
@@ -222,9 +224,6 @@ _OLDEST = re.compile(
     r"\bearliest\b|\bin\s+the\s+beginning\b|\boriginal\b", re.I)
 
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=[.;；])\s+")
-
-
 # Of a query, the first this many characters are read (for time here, and by search.run
 # for everything): the event patterns cost ~10 ms per 1,000 characters, keyword search of
 # a pasted 100,000-character Chinese page 8 s (10,000: 0.9 s); the longest benchmark
@@ -236,9 +235,9 @@ def asked(query: str) -> str:
     """The sentences of a query that ask (end in "?" or "？"): a question's time words scope
     it, not the small talk around it ("今天天气真好。…那个规模是三千人的活动，地点是什么？").
     The whole query when it is one sentence or none of its sentences asks."""
-    parts = [p.strip() for p in _SENTENCE_END.split(query) if p and p.strip()]
-    asking = [p for p in parts if p.endswith(("?", "？"))]
-    return " ".join(asking) if asking and len(parts) > 1 else query
+    parts = sentences(query, clauses=True)
+    asks = [p for p in parts if asking(p)]
+    return " ".join(asks) if asks and len(parts) > 1 else query
 
 
 def parse(query: str, now: datetime) -> TimeHint:

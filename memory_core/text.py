@@ -89,6 +89,7 @@ ASKING_WEIGHT = 2
 _NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?){_NOT_ASKING}|(?<=[.])\s+")
+_CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # A conversation also matches single Chinese characters, a kind of stemming for related
 # words (篮球赛 / 篮球比赛). A one-line query does not: there the characters only add noise.
 CONVERSATION_CHARS = True
@@ -113,16 +114,26 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
             weight = LAST_LINE_WEIGHT if i == len(lines) - 1 else 1
             terms += [(t, stop, weight) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
     else:
-        sentences = [p for p in _SENTENCE.split(lines[0]) if p.strip()]
-        asks = [p.rstrip().endswith(("?", "？")) for p in sentences]
-        for sentence, asking in zip(sentences, asks):
-            weight = ASKING_WEIGHT if asking and not all(asks) else 1
+        parts = sentences(lines[0])
+        asks = [asking(p) for p in parts]
+        for sentence, asks_here in zip(parts, asks):
+            weight = ASKING_WEIGHT if asks_here and not all(asks) else 1
             terms += [(t, stop, weight) for t, stop in _line_terms(sentence)]
     kept = [t for t in terms if not t[1]] or terms
     out: dict[str, int] = {}
     for t, _, weight in kept:
         out[t] = max(out.get(t, 0), weight)
     return list(out.items())
+
+
+def sentences(text: str, clauses: bool = False) -> list[str]:
+    """A line's sentences (ended by 。！？! , ". " or a "?" that asks), stripped; `clauses`:
+    also split at "; " and "；". A link's "api?user=1" ends nothing."""
+    return [p.strip() for p in (_CLAUSE if clauses else _SENTENCE).split(text) if p.strip()]
+
+
+def asking(sentence: str) -> bool:
+    return sentence.rstrip().endswith(("?", "？"))
 
 
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:

@@ -79,6 +79,9 @@ def test_a_conversation_has_no_time_hint():
     # one sentence, or no sentence that asks: every time word counts
     ("昨天我们讨论了缓存，最后决定用什么方案？", ("2026-10-14", "2026-10-15")),
     ("昨天的部署。", ("2026-10-14", "2026-10-15")),
+    # a link's "?" asks nothing: yesterday's run is small talk here
+    ("yesterday the run https://ci.example/x?job=3 failed. what broke last week?",
+     ("2026-10-05", "2026-10-12")),
 ])
 def test_time_words_count_in_the_sentence_that_asks(query, expected):
     assert days(query) == expected

@@ -172,7 +172,8 @@ _HIT = _object({
     "source_file": _str("The file it is in, relative to the memory folder."),
     "section": _str("Its MEMORY.md heading; empty for other files."),
     "score": {"type": "number", "description": "Fused rank score; higher is better."},
-    "status": _str("active; with history also forgotten or superseded."),
+    "status": _str("active; superseded for a question about a past time or the current "
+                   "value; with history also forgotten."),
 }, ["id", "content", "type", "timestamp", "source_file", "score", "status"])
 
 SEARCH_OUTPUT = _object({

@@ -509,7 +509,11 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
     dated records (session summaries and MEMORY.md sections hold many facts and no single
     time, so they are not candidates), those that cover at least ABOUT_SHARE of what the
     best of them covers of the query are about the same thing; the newest (for "最早" or
-    "originally", the oldest) of them goes first and the rest keep their order.
+    "originally", the oldest) of them goes first and the rest keep their order. A question
+    about now also finds the values replaced since (run): none of them is the answer, but
+    each stands for the record that replaced it last (`current_version`), which is about
+    the same thing in whatever words it says so ("缓存过期时间改成 21600 秒" replacing
+    "Redis TTL 86400").
 
     Coverage counts the query's dictionary words (`性能分` is 性能 + 分, so a junk bigram such
     as 能分 cannot decide what is about what), each weighted by how rare it is in the store
@@ -538,11 +542,44 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
             count[pk] += weight
     best = max(count.values())
     about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
+    if newest:
+        about = _current(conn, about, hits)
     if not about:
         return hits
-    pick = (max if newest else min)(about, key=lambda h: h.timestamp)
+    pick = (max if newest else min)(about, key=lambda h: h.timestamp or "")
     pick.score = max(pick.score, hits[0].score)
     return [pick] + [h for h in hits if h is not pick]
+
+
+def _current(conn, about: list, hits: list) -> list:
+    """`about` with each replaced record swapped for its current version (a hit if it is
+    one, else loaded); a chain that ends in a forgotten record gives nothing."""
+    out = {h.id: h for h in about if h.status == "active"}
+    by_id = {h.id: h for h in hits}
+    for h in about:
+        if h.status == "superseded" and (cid := current_version(conn, h.id, h.superseded_by)):
+            if cid not in out:
+                out[cid] = by_id.get(cid) or next(iter(load_hits(conn, [
+                    Ranked(pk, h.score) for (pk,) in conn.execute(
+                        "SELECT pk FROM chunks WHERE id = ?", (cid,))])), None)
+    return [h for h in out.values() if h is not None]
+
+
+def current_version(conn, rid: str, by: str | None) -> str | None:
+    """The id of the visible record at the end of a supersede chain (v1 → v2 → v3 gives v3
+    for v1), or None: the chain ends in a forgotten record, a missing one or a loop."""
+    seen = {rid}
+    while by and by not in seen:
+        seen.add(by)
+        row = conn.execute("SELECT hidden FROM chunks WHERE id = ?", (by,)).fetchone()
+        if row is None:
+            return None
+        if not row[0]:
+            return by
+        kind, by = corrections.history(conn, [by]).get(by, (None, None))
+        if kind != "superseded":
+            return None
+    return None
 
 
 # --- one search, end to end -------------------------------------------------------------------
@@ -656,7 +693,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if known and start is None:  # an event still ahead ("活动当天穿什么合适？"), or
                 # the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
-        scope = past if asks_past else filters  # a question about a past time: what was true then
+        # a question about a past time: what was true then; about the current value ("现在",
+        # "still", "these days"): also the values it replaced, marked, after it
+        scope = past if asks_past or hint.order == temporal.NEWEST else filters
         use_vectors = qvec is not None and vectors.usable(conn, embedder.identity)
         if qvec is not None and not use_vectors:
             notes.append("vectors are not available in this index yet: keyword results only")

@@ -73,6 +73,35 @@ def test_a_question_about_a_past_time_finds_what_was_true_then(mem, monkeypatch)
         assert wrong["id"] not in hits, question
 
 
+def test_a_question_about_now_puts_the_current_value_first_and_marks_what_it_replaced(
+        mem, monkeypatch):
+    """"Redis 缓存 TTL 现在是多少" / "still": the current value first; the values it replaced
+    come too, marked superseded (the history a "还是 X 吗" asks about, issue #16's
+    latest-value questions), and are never the first hit, however well they match. A
+    question that names no time still shows only the current value; a forgotten record
+    shows in neither."""
+    at(monkeypatch, "2026-09-21T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    wrong = mem.save_fact("Redis 缓存 TTL 设成 60 秒")
+    mem.forget(wrong["id"], reason="记错了")
+    at(monkeypatch, "2026-09-29T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-02T10:00:00Z")
+    v3 = mem.save_fact("缓存过期时间改成 21600 秒", entities=["redis"], supersedes=v2["id"])
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    for question in ("Redis 缓存 TTL 现在是多少", "Is the TTL still 86400 秒 on the Redis 缓存?",
+                     "what is the Redis 缓存 TTL now?"):
+        for mode in ("fts", "hybrid"):
+            hits = mem.search(question, mode=mode)
+            assert hits[0].status == "active", (question, mode, hits[0].content)
+            found = {h.id: h for h in hits}
+            assert found[v2["id"]].status == "superseded", (question, mode)
+            assert found[v2["id"]].superseded_by == v3["id"]
+            assert found[v1["id"]].superseded_by == v2["id"]
+            assert wrong["id"] not in found, (question, mode)
+    assert ids(mem.search("Redis 缓存 TTL 是多少", mode="fts")) == [v3["id"]]
+
+
 def test_unknown_ids_are_refused_and_nothing_is_written(mem):
     mem.save_fact("x")
     n = len(lines(mem))

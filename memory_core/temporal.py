@@ -214,14 +214,25 @@ def names_a_day(text: str) -> bool:
 
 
 _NEWEST = re.compile(
-    r"现在|目前|当前|如今|眼下|最新|最近|还在用|还在|仍然|依然|后来|改成了?什么|换成了?什么|改成多少|"
-    r"换成哪|最后定|最终|\bnow\b|\bcurrent(?:ly)?\b|\blatest\b|\bnowadays\b|"
-    r"\bthese\s+days\b|\bat\s+(?:the\s+)?(?:moment|present)\b|\bmost\s+recent(?:ly)?\b|"
-    r"\brecently\b|\bend(?:ed)?\s+up\b|\b(?:are|is|do|does|am|were)\s+\w+(?:\s+\w+)?\s+still\b|"
+    r"(?<![我你])现在(?!开始|准备|打算)|[我你]现在(?![要想得该]|开始|准备|打算|需要|正在)|目前(?!为止)|当前(?!目录|路径|用户|分支|页|行|文件|窗口)|"
+    r"如今|眼下|这会儿|至今|迄今|最新|最近|还在用|还在|仍然|依然|后来|是不是还|"
+    r"还(?:是|用|维持|保持|跑|留)[^。？?！!，,]{0,30}[吗么嘛]|已经(?:换|改|调|升|切|迁)|"
+    r"(?:改|换|调|升|降|扩|缩|涨|切|迁)(?:到|成)了?(?:多少|几|啥|什么|哪)|(?:改|换|调|升)了?没|"
+    r"最后定|最终(?!一致)|"
+    r"\bnow\b(?!\s+that\b)|\blatest\b|\bnowadays\b|\bthese\s+days\b|"
+    r"\bcurrent(?:ly)?\b(?![\s-]+(?:user|directory|dir|branch|working|page|limiting|file|line|window))|"
+    r"\bat\s+(?:the\s+)?(?:moment|present)\b|\bas\s+of\s+(?:now|today|right\s+now)\b|"
+    r"\bat\s+this\s+point\b|\bmost\s+recent(?:ly)?\b|\brecently\b|\bend(?:ed)?\s+up\b|"
+    r"\bsettled?\s+on\b|\bswitch(?:ed)?\s+(?:over\s+)?to\b|\bchanged\s+to\b|"
+    r"\bfinal\s+(?:decision|choice|call|value|setting|answer)\b|\bany\s?more\b|"
+    r"^(?!\s*(?:why|how\s+come)\b)[^?]{0,200}?\b(?:are|is|do|does|am|were)\s+(?:[\w.`'-]+\s+){1,3}still\b|"
     r"\bstill\s+(?:on|using|use|in|at|the\s+same)\b", re.I)
 _OLDEST = re.compile(
-    r"最早|最初|起初|一开始|刚开始|当初|初版|\boriginally\b|\binitially\b|\bat\s+first\b|"
-    r"\bearliest\b|\bin\s+the\s+beginning\b|\boriginal\b", re.I)
+    r"最早|最初|起初|起先|一开始|刚开始|最开始|当初|初版|第一版|原来(?!如此|是这样)|原先|原本|本来|"
+    r"刚(?:起步|立项|建)|\boriginally\b|\binitial(?:ly)?\b|\bat\s+first\b|\bearliest\b|"
+    r"\bin\s+the\s+beginning\b|\boriginal\b|\bto\s+begin\s+with\b|\bvery\s+first\b|"
+    r"\b(?:back\s+)?at\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b|\bfirst\s+version\b|"
+    r"\bstart(?:ed)?\s+out\b|\bstarted\s+with\b|\bbefore\s+any\s+(?:of\s+the\s+)?changes?\b", re.I)
 
 
 # Of a query, the first this many characters are read (for time here, and by search.run

@@ -149,6 +149,43 @@ def test_more_ways_of_asking_for_the_newest_or_the_oldest(query, order):
     assert parse(query, NOW).order == order
 
 
+@pytest.mark.parametrize("name", ["tune", "heldout"])
+def test_nine_in_ten_of_each_paraphrase_set_are_read_as_labelled(name):
+    """bench/data/order-intent: 150 questions each, written by helpers that read no code
+    (the rules were written from `tune`'s misses; `heldout` was only measured). Each label
+    (newest, oldest, neither: hard negatives such as "现在既然上了 k8s" or "the current
+    user" included) is read right at least nine times in ten; before these rules, 44 of
+    tune's 70 newest and 21 of heldout's 30 oldest were."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "data" / "order-intent" / f"{name}.jsonl"
+    tally: dict = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        q = json.loads(line)
+        right, total = tally.get(q["order"], (0, 0))
+        tally[q["order"]] = (right + (parse(q["q"], NOW).order == q["order"]), total + 1)
+    assert all(right >= 0.9 * total for right, total in tally.values()), tally
+
+
+@pytest.mark.parametrize("query, order", [
+    ("数据库迁移工具换了没？换成啥了", NEWEST), ("灰度比例调到多少了", NEWEST),
+    ("是不是还用 Jenkins 跑 CI", NEWEST), ("日志还是发到 ELK 吗", NEWEST),
+    ("We don't use Travis anymore, right?", NEWEST), ("Is the Redis TTL still 3600?", NEWEST),
+    ("what did we settle on for the queue", NEWEST), ("as of today, what's the rate limit", NEWEST),
+    ("原来的限流阈值是多少来着", OLDEST), ("What was the initial Redis TTL?", OLDEST),
+    ("To begin with, what port did the API use?", OLDEST), ("第一版的鉴权怎么做的", OLDEST),
+    ("现在开始写测试要注意什么", None), ("我现在要加一个接口，放哪个模块", None),
+    ("Now that we have the logs, how do I find the slow query?", None),
+    ("Why is the build still slow?", None), ("当前目录下有哪些 Makefile target", None),
+    ("how do I get the current user in the admin API", None), ("最终一致性怎么保证", None),
+    ("目前为止遇到过哪些 OOM", None), ("原来如此，那 CI 怎么配", None),
+    ("我现在的吉他课是怎么上的？", NEWEST), ("你现在用的是哪个模型", NEWEST),
+])
+def test_the_current_or_first_value_is_asked_in_many_words_and_not_by_every_now(query, order):
+    assert parse(query, NOW).order == order
+
+
 @pytest.mark.parametrize("text, written, day", [
     ("上周二压测挂了", "2026-10-14T09:00:00Z", "2026-10-06"),
     ("yesterday we rolled back the release", "2026-10-09T09:00:00Z", "2026-10-08"),

@@ -9,6 +9,7 @@ them with their status. docs/formats.md "Corrections".
 """
 from __future__ import annotations
 
+import json
 from typing import NamedTuple
 
 STATUSES = ("forgotten", "superseded")
@@ -163,10 +164,67 @@ def history(conn, ids) -> dict:
     if not ids:
         return out
     marks = ",".join("?" * len(ids))
+    # a tombstone wins; of several replacements, the latest ("superseded by" the value that
+    # stands, not by an earlier correction that was itself forgotten)
     for target, kind, by in conn.execute(
-            f"SELECT target, kind, by_id FROM corrections WHERE target IN ({marks})", ids):
-        if kind == "forgotten" or target not in out:
+            f"SELECT target, kind, by_id FROM corrections WHERE target IN ({marks}) "
+            f"ORDER BY coalesce(timestamp, ''), id", ids):
+        if kind == "forgotten" or out.get(target, ("",))[0] != "forgotten":
             out[target] = (kind, by)
+    return out
+
+
+def current_versions(conn, starts: dict, before: str | None = None) -> dict:
+    """{key: id of the visible record at the end of its supersede chain} for {key: [ids]}
+    (a record's id and the lines it was consolidated from): of the records reachable through
+    `supersedes` (a branch whose record was forgotten leads nowhere, a loop ends), the newest
+    visible one; keys whose chains reach none are left out. `before` (UTC ISO): the newest
+    one saved before then, replaced since or not: the value a stretch of time ended with.
+    Three queries, however long the chains (a status line replaced every session for years)."""
+    ids = sorted({i for group in starts.values() for i in group})
+    if not ids:
+        return {}
+    edges: dict = {}
+    for target, by in conn.execute(
+            "WITH RECURSIVE reach(id) AS (SELECT value FROM json_each(?) UNION "
+            "SELECT c.by_id FROM corrections c JOIN reach ON c.target = reach.id "
+            "WHERE c.kind = 'superseded' AND c.by_id IS NOT NULL) "
+            "SELECT c.target, c.by_id FROM corrections c JOIN reach ON c.target = reach.id "
+            "WHERE c.kind = 'superseded' AND c.by_id IS NOT NULL", (json.dumps(ids),)):
+        edges.setdefault(target, set()).add(by)
+    reached = sorted({b for bs in edges.values() for b in bs})
+    stamp: dict = {}  # visible records among them: id -> time
+    for i in range(0, len(reached), 500):
+        part = reached[i:i + 500]
+        rows = conn.execute(f"SELECT id, coalesce(timestamp, ''), hidden FROM chunks WHERE id IN "
+                            f"({','.join('?' * len(part))})", part).fetchall()
+        stamp.update((i, t) for i, t, hidden in rows
+                     if (hidden == VISIBLE if before is None else hidden != FORGOTTEN and t < before))
+    post, seen = [], set()  # depth-first, iteratively: a chain of any length, loops end
+    for start in ids:
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(sorted(edges.get(start, ()))))]
+        while stack:
+            node, nexts = stack[-1]
+            step = next(nexts, None)
+            if step is None:
+                stack.pop()
+                post.append(node)
+            elif step not in seen:
+                seen.add(step)
+                stack.append((step, iter(sorted(edges.get(step, ())))))
+    best: dict = {}  # id -> the newest visible record after it (its successors come first)
+    for node in post:
+        after = edges.get(node, ())
+        found = [x for x in after if x in stamp] + [best[x] for x in after if best.get(x)]
+        best[node] = max(found, key=lambda x: (stamp[x], x)) if found else None
+    out = {}
+    for key, group in starts.items():
+        found = [best[i] for i in group if best.get(i)]
+        if found:
+            out[key] = max(found, key=lambda i: (stamp[i], i))
     return out
 
 

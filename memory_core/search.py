@@ -487,9 +487,12 @@ _REPLY_SQL = ("SELECT q.content, r.pk, r.id, r.context FROM chunks q JOIN chunks
               "WHERE q.id = ? ORDER BY r.line_offset LIMIT 1")
 
 
-def rerank(conn, hits: list, hint=None, query: str = "") -> list:
+def rerank(conn, hits: list, hint=None, query: str = "", *, now: Filters | None = None,
+           ended: tuple | None = None, project=None) -> list:
     """Session summaries move up with the lines of their session; for a question about the
-    newest (oldest) state of something, see promote_by_time."""
+    current value (`now`: its filters), each replaced value follows its current version
+    (with_current); for a question about the newest (oldest) state of something, see
+    promote_by_time (`ended`: (filters, UTC ISO end) of the stretch a question names)."""
     best: dict = {}  # session -> best score of its lines
     for h in hits:
         if h.type not in DIGESTS and h.source_id and h.source_id != h.id:
@@ -498,22 +501,75 @@ def rerank(conn, hits: list, hint=None, query: str = "") -> list:
         if h.type == "session_summary" and h.source_id in best:
             h.score += SESSION_SHARE * best[h.source_id]
     hits.sort(key=lambda h: -h.score)
+    current = None
+    if now is not None:
+        hits, current = with_current(conn, hits, now, project)
+    elif ended is not None and hint is not None and hint.order == "newest":
+        current = versions(conn, hits, ended[0], project, before=ended[1])
     if hint is not None and hint.order:
-        hits = promote_by_time(conn, hits, hint.order == "newest", query)
+        hits = promote_by_time(conn, hits, hint.order == "newest", query, current,
+                               now=now is not None)
     return hits
 
 
-def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
+def versions(conn, hits: list, filters: Filters, project=None, before: str | None = None) -> dict:
+    """{id of a replaced hit: the hit of the record its chain leads to}: the visible end
+    (`corrections.current_versions`), or with `before` the newest record saved before then
+    (what a stretch of time ended with). A record the search did not find is loaded when
+    the filters let it, with the best score of the hits that lead to it."""
+    old = [h for h in hits if h.status == "superseded"]
+    if not old:
+        return {}
+    found = corrections.current_versions(conn, {h.id: [h.id, *h.evidence] for h in old}, before)
+    have: dict = {}  # a hit by its id and the ids it was consolidated from
+    for h in hits:
+        if h.status == "active" or before is not None:
+            for i in (h.id, *h.evidence):
+                have.setdefault(i, h)
+    missing = sorted({c for c in found.values() if c not in have})
+    if missing:
+        rows = conn.execute(f"SELECT pk, id FROM chunks WHERE id IN ({','.join('?' * len(missing))})",
+                            missing).fetchall()
+        ok = chunks_passing(conn, [pk for pk, _ in rows], *filters.sql())
+        score = {c: max(h.score for h in old if found.get(h.id) == c) for c in missing}
+        for h in load_hits(conn, [Ranked(pk, score[i]) for pk, i in rows if pk in ok], project):
+            have.setdefault(h.id, h)
+    return {h.id: have[found[h.id]] for h in old if found.get(h.id) in have}
+
+
+def with_current(conn, hits: list, filters: Filters, project=None) -> tuple:
+    """A question about the current value also finds the values it replaced (run): each
+    comes right after the record at the end of its chain (`versions`), brought in at its
+    place when the search did not find it; a replaced value whose chain reaches no such
+    record is left out, as in any other search. So no replaced value comes before its
+    current version, and none comes first. (hits, {replaced id: its current hit})."""
+    current = versions(conn, hits, filters, project)
+    out, placed = [], set()
+    for h in hits:
+        lead = current.get(h.id) if h.status == "superseded" else h
+        if lead is None:
+            continue
+        if id(lead) not in placed:
+            placed.add(id(lead))
+            out.append(lead)
+        if lead is not h:
+            out.append(h)
+    return out, current
+
+
+def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | None = None,
+                    now: bool = False) -> list:
     """"Redis TTL 现在是多少？": several records give a value, and relevance alone puts the
     one that states it most literally first, often the oldest. Of the first ABOUT_DEPTH
     dated records (session summaries and MEMORY.md sections hold many facts and no single
     time, so they are not candidates), those that cover at least ABOUT_SHARE of what the
     best of them covers of the query are about the same thing; the newest (for "最早" or
-    "originally", the oldest) of them goes first and the rest keep their order. A question
-    about now also finds the values replaced since (run): none of them is the answer, but
-    each stands for the record that replaced it last (`current_version`), which is about
-    the same thing in whatever words it says so ("缓存过期时间改成 21600 秒" replacing
-    "Redis TTL 86400").
+    "originally", the oldest) of them goes first and the rest keep their order. A replaced
+    value stands for the record its chain leads to (`current`, see `versions`): in a
+    question about `now` its current version, in one about a stretch of time the newest
+    record saved before the stretch ended, which is about the same thing in whatever words
+    it says so ("缓存过期时间改成 21600 秒" replacing "Redis TTL 86400"). In a question about
+    now no replaced value comes before a current record about the question.
 
     Coverage counts the query's dictionary words (`性能分` is 性能 + 分, so a junk bigram such
     as 能分 cannot decide what is about what), each weighted by how rare it is in the store
@@ -521,7 +577,11 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
     that shares the common "API" and "use" is not."""
     import math
 
-    head = [h for h in hits if h.type not in DIGESTS and h.timestamp][:ABOUT_DEPTH]
+    head, n = [], 0  # the first ABOUT_DEPTH dated records; replaced values do not count,
+    for h in hits:   # up to as many again (a value replaced a hundred times)
+        if h.type not in DIGESTS and h.timestamp and n < ABOUT_DEPTH and len(head) < 2 * ABOUT_DEPTH:
+            head.append(h)
+            n += not now or h.status != "superseded"
     units = words(query)
     if not head or not units:
         return hits
@@ -542,44 +602,19 @@ def promote_by_time(conn, hits: list, newest: bool, query: str) -> list:
             count[pk] += weight
     best = max(count.values())
     about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
-    if newest:
-        about = _current(conn, about, hits)
+    if current:
+        about = list({id(x): x for x in (current.get(h.id, h) for h in about)}.values())
     if not about:
         return hits
     pick = (max if newest else min)(about, key=lambda h: h.timestamp or "")
     pick.score = max(pick.score, hits[0].score)
-    return [pick] + [h for h in hits if h is not pick]
-
-
-def _current(conn, about: list, hits: list) -> list:
-    """`about` with each replaced record swapped for its current version (a hit if it is
-    one, else loaded); a chain that ends in a forgotten record gives nothing."""
-    out = {h.id: h for h in about if h.status == "active"}
-    by_id = {h.id: h for h in hits}
-    for h in about:
-        if h.status == "superseded" and (cid := current_version(conn, h.id, h.superseded_by)):
-            if cid not in out:
-                out[cid] = by_id.get(cid) or next(iter(load_hits(conn, [
-                    Ranked(pk, h.score) for (pk,) in conn.execute(
-                        "SELECT pk FROM chunks WHERE id = ?", (cid,))])), None)
-    return [h for h in out.values() if h is not None]
-
-
-def current_version(conn, rid: str, by: str | None) -> str | None:
-    """The id of the visible record at the end of a supersede chain (v1 → v2 → v3 gives v3
-    for v1), or None: the chain ends in a forgotten record, a missing one or a loop."""
-    seen = {rid}
-    while by and by not in seen:
-        seen.add(by)
-        row = conn.execute("SELECT hidden FROM chunks WHERE id = ?", (by,)).fetchone()
-        if row is None:
-            return None
-        if not row[0]:
-            return by
-        kind, by = corrections.history(conn, [by]).get(by, (None, None))
-        if kind != "superseded":
-            return None
-    return None
+    rest = [h for h in hits if h is not pick]
+    if now:  # the current records about it before any value replaced
+        last = max((i for i, h in enumerate(rest) if h.status == "active"
+                    and any(h is a for a in about)), default=-1)
+        old = [h for h in rest[:last + 1] if h.status == "superseded"]
+        rest = [h for h in rest[:last + 1] if h.status != "superseded"] + old + rest[last + 1:]
+    return [pick] + rest
 
 
 # --- one search, end to end -------------------------------------------------------------------
@@ -652,7 +687,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     long the model may embed pending records first (0: a warm server does that between
     requests)."""
     from . import temporal
-    from .config import now as clock
+    from .config import iso, now as clock
 
     check(request)
     query, limit, mode, filters = request.query, request.limit, request.mode, request.filters
@@ -695,7 +730,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 asks_past = hint.order == temporal.OLDEST
         # a question about a past time: what was true then; about the current value ("现在",
         # "still", "these days"): also the values it replaced, marked, after it
-        scope = past if asks_past or hint.order == temporal.NEWEST else filters
+        about_now = hint.order == temporal.NEWEST and not asks_past and not filters.history
+        scope = past if asks_past or about_now else filters
         use_vectors = qvec is not None and vectors.usable(conn, embedder.identity)
         if qvec is not None and not use_vectors:
             notes.append("vectors are not available in this index yet: keyword results only")
@@ -722,7 +758,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if asks_past and start is not None:
                 hits = true_within(conn, hits, start, end)
             if len(hits) >= limit or not full:
-                return rerank(conn, hits, hint, query)[:limit]
+                ended = (scope, iso(end)) if asks_past and end is not None else None
+                return rerank(conn, hits, hint, query, now=filters if about_now else None,
+                              ended=ended, project=project)[:limit]
             # full lists, fewer hits: a long record's parts or copies of a line, merged
             k = min(4 * k, VEC0_MAX_K)
 

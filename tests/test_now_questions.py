@@ -1,0 +1,298 @@
+"""What a question about the current value (or the first one) answers: a hostile review of
+6ddd76c (a question about now also shows the values it replaced, "the first hit is then
+never a superseded record") and 4ff5afa (the rewritten `_NEWEST` / `_OLDEST` rules), by a
+helper who had not written them. Every test here failed when written; the docstrings say
+how, and name the functions of that commit (`_current`, `current_version`), since replaced
+by `search.with_current` and `corrections.current_versions`."""
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from memory_core import Memory
+from memory_core.temporal import NEWEST, OLDEST, parse
+
+
+def ids(hits):
+    return [h.id for h in hits]
+
+
+def at(monkeypatch, when: str) -> None:
+    """Today is `when` (ISO) for what follows."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
+
+
+# --- 6ddd76c: the current value first --------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_after_consolidation_superseding_a_saved_id_still_answers_now_with_the_current_value(
+        mem, monkeypatch, mode):
+    """The everyday flow: a value is changed (v2 supersedes v1), sessionEnd consolidates it
+    into a fact, then it is changed again with the id save_fact returned for v2. The fact
+    made from v2 is hidden as superseded, but `corrections.history` has no row for the fact
+    itself, so `current_version` finds no chain from it: "现在是多少" puts the stale 86400
+    first (keyword mode does not find the current value at all), until the next
+    consolidation."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("缓存 3600")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    mem.consolidate(embed=False)
+    at(monkeypatch, "2026-10-02T10:00:00Z")
+    v3 = mem.save_fact("过期时间改成 21600 秒", supersedes=v2["id"])
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode=mode)
+    assert hits and hits[0].id == v3["id"], [(h.status, h.content) for h in hits]
+
+
+def test_a_past_stretch_asked_for_its_last_value_is_not_answered_with_todays(mem, monkeypatch):
+    """"上周 … 最后定的多少": the value true at the end of last week (86400, replaced only
+    this week). `_current` swaps every superseded record for the end of its chain even when
+    the question names a past stretch, so this week's 21600 goes first. Before 6ddd76c the
+    answer was 86400."""
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-10-14T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-21T10:00:00Z")
+    mem.save_fact("缓存过期时间改成 21600 秒", supersedes=v2["id"])
+    at(monkeypatch, "2026-10-23T10:00:00Z")
+    for question in ("上周 Redis 缓存 TTL 最后定的多少", "上周 Redis 缓存 TTL 最终改成多少了"):
+        hits = mem.search(question, mode="fts")
+        assert hits[0].id == v2["id"], (question, [h.content for h in hits])
+
+
+@pytest.mark.parametrize("filters", [
+    {"until": "2026-09-30"}, {"since": "2026-09-01", "until": "2026-09-02"},
+    {"type": "preference"}, {"memory_type": "B"},
+])
+def test_the_current_version_brought_in_for_a_now_question_keeps_the_search_filters(
+        mem, monkeypatch, filters):
+    """`_current` loads the end of a chain with `load_hits` and never checks the request's
+    filters: a search limited to September, to preferences or to type B answers with a
+    fact of type W saved in October, as its first hit."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒", "B", kind="preference")
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v2 = mem.save_fact("缓存过期时间改成 21600 秒", "W", kind="fact", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-20T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts", **filters)
+    assert v2["id"] not in ids(hits), filters
+
+
+def test_a_second_correction_of_a_value_whose_first_was_forgotten_is_its_current_version(
+        mem, monkeypatch):
+    """v2 supersedes v1, v2 is forgotten ("记错了"), v3 supersedes v1 again. v1 has two
+    replacements; `corrections.history` keeps the first row (the forgotten v2), so
+    `current_version` ends in a forgotten record: the stale 3600 is the first hit, shown as
+    "superseded by" an id that is forgotten, ahead of the current 7200."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    mem.forget(v2["id"], reason="记错了")
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    v3 = mem.save_fact("缓存过期时间定为 7200 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert hits[0].id == v3["id"], [(h.status, h.superseded_by, h.content) for h in hits]
+    assert all(h.superseded_by != v2["id"] for h in hits)  # no pointer to a forgotten record
+
+
+def test_a_now_question_never_puts_a_superseded_record_first_when_its_replacement_was_forgotten(
+        mem, monkeypatch):
+    """docs/formats.md: "the first hit is then never a superseded record". A correction
+    that is forgotten again (v2) leaves v1 superseded with no live end of chain; `_current`
+    drops it from the candidates, `promote_by_time` returns the hits unchanged, and the
+    superseded 3600 is the first (and only) hit, "superseded by" the forgotten v2."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    mem.forget(v2["id"], reason="记错了")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert not hits or hits[0].status == "active", [(h.status, h.superseded_by) for h in hits]
+
+
+def test_a_now_question_without_content_words_does_not_put_the_replaced_value_first(
+        mem, monkeypatch):
+    """"现在呢？" / "目前呢" / "these days?": no dictionary word, so `promote_by_time`
+    returns at once, and the nearest vector (the superseded 3600) is the first hit."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    for question in ("现在呢？", "目前呢", "these days?"):
+        hits = mem.search(question, mode="hybrid")
+        assert not hits or hits[0].status == "active", (question, [h.content for h in hits])
+
+
+def test_a_loop_of_supersedes_does_not_put_a_superseded_record_first(mem, monkeypatch):
+    """Hand-edited (or merged) files: A supersedes B and B supersedes A. `current_version`
+    stops (good), but both hits stay, a superseded one first."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    a = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-02T10:00:00Z")
+    b = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=a["id"])
+    for f in (mem.root / "daily").glob("*.jsonl"):
+        out = []
+        for line in f.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r.get("id") == a["id"]:
+                r["supersedes"] = b["id"]
+            out.append(json.dumps(r, ensure_ascii=False))
+        f.write_text("\n".join(out) + "\n", encoding="utf-8")
+    mem.rebuild(embed=False)
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert not hits or hits[0].status == "active", [(h.status, h.content) for h in hits]
+
+
+def test_the_current_version_is_not_shown_twice_once_it_is_consolidated(mem, monkeypatch):
+    """v3 supersedes the consolidated fact of v2, then v3 is consolidated too: the hits
+    already hold v3's fact (its daily line collapsed into it), `_current` looks v3's own
+    id up among the hit ids, misses, loads the daily line again: the same value twice."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    mem.consolidate(embed=False)
+    fact = mem.search("Redis 缓存 TTL 是多少", mode="fts")[0]
+    assert fact.id.startswith("fact-")
+    at(monkeypatch, "2026-10-02T10:00:00Z")
+    mem.save_fact("缓存过期时间改成 21600 秒", supersedes=fact.id)
+    at(monkeypatch, "2026-10-03T10:00:00Z")
+    mem.consolidate(embed=False)
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    contents = [h.content for h in hits]
+    assert contents.count("缓存过期时间改成 21600 秒") == 1, [(h.id, h.content) for h in hits]
+
+
+def test_replaced_values_do_not_push_current_records_out_of_a_now_answer(mem, monkeypatch):
+    """"Redis 现在的配置是什么" with limit=5: the plain question shows all four current
+    Redis settings; the "now" question shows the TTL's replaced values ahead of a current
+    setting (the vault password location) and cuts the current one off."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    current = [mem.save_fact(t)["id"] for t in (
+        "Redis 配置：端口 6380", "Redis 配置：maxmemory 2gb", "Redis 配置：密码放在 vault")]
+    prev = None
+    for i in range(8):
+        at(monkeypatch, f"2026-09-{10 + i}T10:00:00Z")
+        prev = mem.save_fact(f"Redis 配置：TTL 改成 {3600 * (i + 1)} 秒", supersedes=prev)["id"]
+    current.append(prev)
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=5)))
+    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=5)
+    assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
+
+
+def test_a_value_replaced_a_thousand_times_answers_now_with_the_last(mem, monkeypatch):
+    """A status line updated every session for years: the chain is walked once per search
+    in three queries (`corrections.current_versions`), with no recursion to run out of;
+    the last value comes first and the ones it replaced after it. (Its cost, timed outside
+    the tests: docs/retrieval.md "What is X now".)"""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    prev = None
+    for i in range(1000):
+        prev = mem.save_fact(f"Redis 缓存 TTL 改成 {1000 + i} 秒", supersedes=prev)["id"]
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert hits[0].id == prev and hits[0].content.endswith("1999 秒")
+    assert [h.status for h in hits[1:]] == ["superseded"] * (len(hits) - 1)
+
+
+# --- 4ff5afa: the rewritten order rules --------------------------------------------------------
+
+NOW = datetime(2026, 10, 15, 12, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("query", [
+    # new alternatives that fire in how-to questions (none of these read a time before 4ff5afa)
+    "how do I switch to another branch in git",
+    "How to switch to the dev profile in Spring Boot?",
+    "Are there any more TODOs in the auth module?",
+    "what changed to cause the regression",
+    "迄今为止遇到过哪些 OOM",  # 目前为止 is excluded, its synonyms are new and not
+    "至今为止踩过哪些坑",
+    "改了没提交的文件怎么恢复",
+    "我已经改了配置，为什么还不生效",
+    "已经切到新分支了，怎么看 diff",
+])
+def test_a_how_to_question_is_not_read_as_asking_for_the_current_value(query):
+    assert parse(query, NOW).order is None
+
+
+@pytest.mark.parametrize("query", [
+    # the same exclusions the commit made, in their next most common wording
+    "我们现在要上线一个新服务，要注意什么",  # 我现在要 is excluded
+    "Python 怎么获取当前时间",  # 当前用户 / 当前目录 are excluded
+    "How do I get the current time in Python?",  # "the current user" is excluded
+    "datetime.now() returns a naive datetime, why?",
+    "After the fix, why is the test still failing?",  # "Why is the build still slow?" is excluded
+    "Why is the pod still in Pending state?",
+])
+def test_the_exclusions_cover_their_next_most_common_wording(query):
+    assert parse(query, NOW).order is None
+
+
+@pytest.mark.parametrize("query", [
+    "Getting started with pytest fixtures?",
+    "How do I get started with the codebase?",
+    "how to insert at the beginning of a list in python",
+    "what runs at the start of each test?",
+    "How do I set the initial value of a useState hook?",
+    "原来是缓存的问题，那怎么清缓存？",  # 原来 = "it turns out"; only 原来如此/原来是这样 are excluded
+    "刚建的表怎么查不到数据",  # 刚建 = "just created"
+    "这个接口本来就不支持分页吗",
+])
+def test_a_how_to_question_is_not_read_as_asking_for_the_first_value(query):
+    assert parse(query, NOW).order is None
+
+
+@pytest.mark.parametrize("question", [
+    "How do I get started with the 本地开发环境?",
+    "原来是环境问题，本地开发环境怎么搭建？",
+    "刚建的本地开发环境怎么搭建",
+])
+def test_a_how_to_question_does_not_answer_with_replaced_instructions(mem, monkeypatch, question):
+    """What a false "oldest" costs since 4ff5afa: the question is taken to ask about the
+    past, searches superseded records and puts the oldest first: the setup steps that were
+    replaced (make bootstrap, deleted) come before the current ones."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("本地开发环境搭建：先跑 make bootstrap 再 make dev")
+    at(monkeypatch, "2026-09-20T10:00:00Z")
+    v2 = mem.save_fact("本地开发环境搭建改成 uv sync，make bootstrap 已删除", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    assert mem.search(question, mode="fts")[0].id == v2["id"]
+
+
+@pytest.mark.parametrize("query, order", [
+    ("Is the Redis cache TTL still 3600?", NEWEST),  # four words between "is" and "still"
+    ("Is the payment service timeout still 30s?", NEWEST),
+    ("CI 仍在用 Jenkins 吗", NEWEST),  # 仍然 and 还在用 are read, 仍在 is not
+    ("TTL 仍是 3600 吗", NEWEST),
+    ("Redis TTL 改了吗", NEWEST),  # 改了没 is read, 改了吗 is not
+])
+def test_plain_ways_of_asking_for_the_current_value_are_read(query, order):
+    assert parse(query, NOW).order == order
+
+
+def test_a_stretch_asked_for_what_a_value_was_changed_to_gets_the_change_made_within_it(
+        mem, monkeypatch):
+    """"上周 Redis 缓存 TTL 改成了多少": the replacement saved last week answers, in whatever
+    words it says so, and not the one saved since (the value the stretch ended with:
+    `corrections.current_versions(before=…)`)."""
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-10-14T10:00:00Z")
+    v2 = mem.save_fact("过期时间调成 86400 秒，3600 太短", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-21T10:00:00Z")
+    mem.save_fact("过期时间再调到 21600 秒", supersedes=v2["id"])
+    at(monkeypatch, "2026-10-23T10:00:00Z")
+    for mode in ("fts", "hybrid"):
+        hits = mem.search("上周 Redis 缓存 TTL 改成了多少", mode=mode)
+        assert hits[0].id == v2["id"], (mode, [(h.status, h.content) for h in hits])

@@ -181,6 +181,8 @@ def test_nine_in_ten_of_each_paraphrase_set_are_read_as_labelled(name):
     ("how do I get the current user in the admin API", None), ("最终一致性怎么保证", None),
     ("目前为止遇到过哪些 OOM", None), ("原来如此，那 CI 怎么配", None),
     ("我现在的吉他课是怎么上的？", NEWEST), ("你现在用的是哪个模型", NEWEST),
+    ("我本来想说的是，那个活动的地点是什么？", None), ("原来打算用哪个队列", None),
+    ("本来的超时是多少", OLDEST), ("原本的端口是几", OLDEST),
 ])
 def test_the_current_or_first_value_is_asked_in_many_words_and_not_by_every_now(query, order):
     assert parse(query, NOW).order == order

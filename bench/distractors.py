@@ -7,12 +7,15 @@ store). Same-language noise comes first for a Chinese store. Deterministic per s
 from __future__ import annotations
 
 import json
+import os
 import random
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared" / "bench"
+# the shared benchmarks, where bench/retrieval.py reads them (a clone outside the project
+# folder sets CURSOR_MEMORY_BENCH_DATA; without them the pool would silently lack LoCoMo)
+SHARED = Path(os.environ.get("CURSOR_MEMORY_BENCH_DATA", REPO.parent / "shared" / "bench"))
 OWN = REPO / "bench" / "data"
 
 
@@ -30,6 +33,9 @@ def _zh(text: str) -> bool:
 
 def pool(store: str) -> list:
     """Unrelated texts for a store: never its own records."""
+    if not (SHARED / "locomo").is_dir():
+        raise SystemExit(f"distractors need the shared benchmarks (LoCoMo, devmem) at {SHARED}: "
+                         "set CURSOR_MEMORY_BENCH_DATA")
     out = list(_lines(OWN / "chitchat" / "zh.jsonl")) + list(_lines(OWN / "chitchat" / "en.jsonl"))
     for conv in sorted((SHARED / "locomo").glob("conv-*")):
         if f"locomo/{conv.name}" != store:

@@ -300,13 +300,13 @@ def _statuses(conn, facts: _Facts, owner_now: dict, new_supersedes: dict) -> int
     """Append a new version of every fact whose status (active / forgotten / superseded) the
     corrections now give differs from the one it has. Looks only at facts a correction
     names, facts not active now, and facts changed in this run."""
-    forgotten, superseded = set(), {}
-    for kind, target, by in conn.execute(
-            "SELECT kind, target, by_id FROM corrections WHERE instr(id, '!') = 0"):
-        if kind == "forgotten":
-            forgotten.add(target)
-        else:
-            superseded.setdefault(target, by)
+    rows = conn.execute("SELECT kind, target, by_id FROM corrections WHERE instr(id, '!') = 0 "
+                        "ORDER BY coalesce(timestamp, ''), id").fetchall()
+    forgotten = {target for kind, target, _ in rows if kind == "forgotten"}
+    superseded: dict = {}  # target -> the latest replacement not itself forgotten, else the first
+    for kind, target, by in rows:
+        if kind != "forgotten" and (target not in superseded or by not in forgotten):
+            superseded[target] = by
     for target, fid in new_supersedes.items():
         superseded.setdefault(target, fid)
     targets = forgotten | set(superseded)

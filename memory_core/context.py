@@ -92,12 +92,19 @@ def _last_week(root: Path, today) -> list:
     return [(p.name, jsonl.read(p).records) for p in paths if p.is_file() and not p.is_symlink()]
 
 
-def _corrected(week: list) -> set:
+def _corrected(week: list, root=None) -> set:
     """The ids the week's tombstones and supersedes correct (no index to ask), read as sync
-    reads them (corrections.rows_of)."""
+    reads them (corrections.rows_of); a corrected fact (`fact-…`, the id search shows once
+    a line is consolidated) corrects the lines it was made from too (facts.jsonl)."""
     from .corrections import rows_of
-    return {c.target for name, records in week for record in records
-            for c in rows_of(f"daily/{name}", record)}
+    out = {c.target for name, records in week for record in records
+           for c in rows_of(f"daily/{name}", record)}
+    if root is not None and any(t.startswith("fact-") for t in out):
+        from .consolidate import read_facts
+        facts = read_facts(Path(root))
+        out |= {e for t in list(out) for e in (facts.get(t) or {}).get("evidence") or ()
+                if isinstance(e, str)}
+    return out
 
 
 def recent_facts_from_files(week: list, hidden: set, today) -> list:
@@ -192,7 +199,7 @@ def build(root: Path, index=None, *, project=None, search_command: str | None = 
         summary = last_summary(root, hidden)
     else:  # the files' tombstones are read for a week: an older summary cannot be vouched for
         week = _last_week(root, today)
-        hidden = _corrected(week)
+        hidden = _corrected(week, root)
         facts = recent_facts_from_files(week, hidden, today)
         summary = last_summary(root, hidden, since=iso(
             datetime.combine(today - timedelta(days=6), dtime()).astimezone()))

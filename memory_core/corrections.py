@@ -164,12 +164,18 @@ def history(conn, ids) -> dict:
     if not ids:
         return out
     marks = ",".join("?" * len(ids))
-    # a tombstone wins; of several replacements, the latest ("superseded by" the value that
-    # stands, not by an earlier correction that was itself forgotten)
-    for target, kind, by in conn.execute(
-            f"SELECT target, kind, by_id FROM corrections WHERE target IN ({marks}) "
-            f"ORDER BY coalesce(timestamp, ''), id", ids):
-        if kind == "forgotten" or out.get(target, ("",))[0] != "forgotten":
+    # a tombstone wins; of several replacements the latest that was not itself forgotten
+    # ("superseded by" the value that stands, not by a correction taken back)
+    rows = conn.execute(f"SELECT target, kind, by_id FROM corrections WHERE target IN ({marks}) "
+                        f"ORDER BY coalesce(timestamp, ''), id", ids).fetchall()
+    bys = sorted({by for _, kind, by in rows if kind == "superseded" and by})
+    gone = {i for (i,) in conn.execute(
+        f"SELECT id FROM chunks WHERE hidden = {FORGOTTEN} AND id IN ({','.join('?' * len(bys))})",
+        bys)} if bys else set()
+    for target, kind, by in rows:
+        if kind == "forgotten":
+            out[target] = (kind, by)
+        elif out.get(target, ("",))[0] != "forgotten" and (target not in out or by not in gone):
             out[target] = (kind, by)
     return out
 

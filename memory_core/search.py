@@ -32,6 +32,7 @@ BM25_WEIGHTS = (1.0, 0.5, 0.0)  # content, entities (+heading/topic/neighbour), 
 # ABOUT_SHARE of the query words the best of them contains are about X; the newest goes first.
 ABOUT_DEPTH = 10
 ABOUT_SHARE = 0.5
+ABOUT_SPAN = 100  # a question about now: the hits judged so no replaced value precedes them
 DIGESTS = ("core", "session_summary")  # many facts, no single time: never promoted
 # A session summary digests the lines saved in its session: when one of them matches, the
 # summary gains this share of that line's score.
@@ -225,6 +226,15 @@ def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
     return [(pk, -s) for pk, s in rows]
 
 
+def _union(*lists) -> list:
+    """Candidate lists of one scoring (bm25() weighs by the whole table) as one, best first."""
+    best: dict = {}
+    for found in lists:
+        for pk, score in found:
+            best[pk] = max(best.get(pk, score), score)
+    return sorted(best.items(), key=lambda x: -x[1])
+
+
 def lines_over_parts(conn, found: list) -> list:
     """A candidate list in which a session summary's part that says what a line of the same
     session says (`same_statement`) gives that line its place: the line is the record (its
@@ -383,6 +393,15 @@ def load_hits(conn, ranked: list, project=None) -> list:
     refs_of = _refs(conn, [r["pk"] for r in live], project)
     hidden = [r["id"] for r in live if r["hidden"]]
     status = corrections.history(conn, hidden) if hidden else {}
+    # a fact hidden because a line it was made from was replaced: what replaced the line
+    through = {r["id"]: json.loads(r["evidence"] or "[]") for r in live
+               if r["hidden"] and r["id"] not in status}
+    if through:
+        lines = corrections.history(conn, {e for ev in through.values() for e in ev
+                                           if isinstance(e, str)})
+        for rid, ev in through.items():
+            status.update({rid: lines[e] for e in ev if lines.get(e, ("",))[0] == "superseded"}
+                          if rid not in status else {})
     hits = []
     for rk in ranked:
         r = rows.get(rk.pk)
@@ -508,7 +527,7 @@ def rerank(conn, hits: list, hint=None, query: str = "", *, now: Filters | None 
         current = versions(conn, hits, ended[0], project, before=ended[1])
     if hint is not None and hint.order:
         hits = promote_by_time(conn, hits, hint.order == "newest", query, current,
-                               now=now is not None)
+                               now=now is not None, before=ended[1] if ended else None)
     return hits
 
 
@@ -558,7 +577,7 @@ def with_current(conn, hits: list, filters: Filters, project=None) -> tuple:
 
 
 def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | None = None,
-                    now: bool = False) -> list:
+                    now: bool = False, before: str | None = None) -> list:
     """"Redis TTL 现在是多少？": several records give a value, and relevance alone puts the
     one that states it most literally first, often the oldest. Of the first ABOUT_DEPTH
     dated records (session summaries and MEMORY.md sections hold many facts and no single
@@ -569,7 +588,8 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     question about `now` its current version, in one about a stretch of time the newest
     record saved before the stretch ended, which is about the same thing in whatever words
     it says so ("缓存过期时间改成 21600 秒" replacing "Redis TTL 86400"). In a question about
-    now no replaced value comes before a current record about the question.
+    now no replaced value comes before a current record about the question, among the first
+    ABOUT_SPAN hits; in one about a stretch nothing saved after it ended (`before`) is picked.
 
     Coverage counts the query's dictionary words (`性能分` is 性能 + 分, so a junk bigram such
     as 能分 cannot decide what is about what), each weighted by how rare it is in the store
@@ -585,7 +605,11 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     units = words(query)
     if not head or not units:
         return hits
-    pks = [h.pk for h in head]
+    # in a question about now, every current record among the first ABOUT_SPAN is judged too:
+    # a replaced value comes after those about the question, however many there are
+    judged = head + ([h for h in hits[:ABOUT_SPAN] if h.status == "active" and h.timestamp
+                      and h.type not in DIGESTS and all(h is not x for x in head)] if now else [])
+    pks = [h.pk for h in judged]
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     count = dict.fromkeys(pks, 0.0)
     sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
@@ -600,8 +624,9 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
         weight = math.log((total + 1) / (df + 0.5))
         for pk in matched:
             count[pk] += weight
-    best = max(count.values())
-    about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
+    best = max(count[h.pk] for h in head)
+    about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best
+             and (before is None or (h.timestamp or "") < before)]
     if current:
         about = list({id(x): x for x in (current.get(h.id, h) for h in about)}.values())
     if not about:
@@ -610,8 +635,8 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     pick.score = max(pick.score, hits[0].score)
     rest = [h for h in hits if h is not pick]
     if now:  # the current records about it before any value replaced
-        last = max((i for i, h in enumerate(rest) if h.status == "active"
-                    and any(h is a for a in about)), default=-1)
+        last = max((i for i, h in enumerate(rest) if h.status == "active" and best > 0
+                    and count.get(h.pk, 0.0) >= ABOUT_SHARE * best), default=-1)
         old = [h for h in rest[:last + 1] if h.status == "superseded"]
         rest = [h for h in rest[:last + 1] if h.status != "superseded"] + old + rest[last + 1:]
     return [pick] + rest
@@ -740,6 +765,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             # words that name days are matched by date (the dated list) and also as keywords:
             # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
             fts = fts_candidates(conn, query, scope, k) if mode != "vector" else []
+            if about_now and fts:  # the current records a plain search finds, however many
+                fts = _union(fts_candidates(conn, query, filters, k), fts)  # replaced values match
             vec = []
             if use_vectors:
                 v, early = qvec()

@@ -296,3 +296,195 @@ def test_a_stretch_asked_for_what_a_value_was_changed_to_gets_the_change_made_wi
     for mode in ("fts", "hybrid"):
         hits = mem.search("上周 Redis 缓存 TTL 改成了多少", mode=mode)
         assert hits[0].id == v2["id"], (mode, [(h.status, h.content) for h in hits])
+
+
+# === A second hostile review (of c2dbad9: `corrections.current_versions`, `search.with_current`,
+# `versions`, a stretch's `ended`), by another helper who had not written it. Every test below
+# failed when written; the docstrings say how.
+
+# --- a stretch asked for its last value ---------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("question", [
+    "上周 Redis 缓存 TTL 最后定的多少", "上周 Redis 缓存 TTL 最终改成多少了", "上周 Redis 缓存 TTL 改成了多少"])
+def test_a_stretch_asked_for_its_last_value_is_not_answered_with_a_value_saved_after_it(
+        mem, monkeypatch, question, mode):
+    """The review-1 test of this passes only because this week's value was worded
+    differently ("缓存过期时间改成 21600 秒"). Said in the same words, the value saved this
+    week (after the stretch ended) is an active hit, `promote_by_time` counts it "about"
+    the question (`current.get(h.id, h)` keeps it) and picks the newest: "last week's final
+    TTL" is answered with this week's 21600, the right 86400 second."""
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-10-14T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-21T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 21600 秒", supersedes=v2["id"])
+    at(monkeypatch, "2026-10-23T10:00:00Z")
+    hits = mem.search(question, mode=mode)
+    assert hits[0].id == v2["id"], [(h.status, h.timestamp, h.content) for h in hits]
+
+
+# --- a now question: the other current records ----------------------------------------------------
+
+def test_a_long_history_does_not_push_the_other_current_records_out_of_a_now_answer(
+        mem, monkeypatch):
+    """Review 1's test used 8 replacements. With 20 (a setting changed every other week for
+    a year), `with_current` puts all 19 replaced TTLs right after the current TTL, and
+    `promote_by_time` only reorders its first 2 * ABOUT_DEPTH hits: the port and maxmemory
+    settings, current and as much about "Redis 配置" as the TTL, come 21st and 22nd, so
+    limit=10 shows the current TTL and nine replaced values (the plain question shows all
+    three current settings)."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    current = [mem.save_fact(t)["id"] for t in (
+        "Redis 配置：端口 6380，绑定 127.0.0.1", "Redis 配置：maxmemory 2gb，淘汰策略 allkeys-lru")]
+    prev = None
+    for i in range(20):
+        at(monkeypatch, f"2026-09-{1 + i:02d}T12:00:00Z")
+        prev = mem.save_fact(f"Redis 配置 TTL {3600 + i}", supersedes=prev)["id"]
+    current.append(prev)
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=10)))
+    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=10)
+    assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
+
+
+def test_many_short_histories_do_not_push_current_records_out_of_a_now_answer(mem, monkeypatch):
+    """Twelve services, each timeout changed once: "超时配置现在是多少" with limit=12 shows
+    ten current timeouts, then two replaced ones, and cuts the last two current timeouts
+    off; each replaced value follows its own current version, and only the first
+    2 * ABOUT_DEPTH hits are reordered, so a replaced value comes before current records
+    about the question (the plain question shows all twelve current ones)."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    current = []
+    for i in range(12):
+        old = mem.save_fact(f"服务{i} 的 超时 配置 是 {10 + i} 秒")
+        current.append(mem.save_fact(f"服务{i} 的 超时 配置 改成 {30 + i} 秒",
+                                     supersedes=old["id"])["id"])
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    assert set(current) <= set(ids(mem.search("超时 配置 是多少", mode="fts", limit=12)))
+    hits = mem.search("超时 配置 现在是多少", mode="fts", limit=12)
+    assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
+
+
+def test_a_long_history_does_not_keep_a_current_record_out_of_the_candidates(mem, monkeypatch):
+    """A now question searches superseded records too, with the same depth (50 keyword
+    candidates): 60 replaced TTL lines, shorter and so better by BM25, fill it, the current
+    "密码放在 vault" is never a candidate, and the answer (limit=4) shows three current
+    settings and a replaced TTL instead of it. The plain question finds it."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    current = [mem.save_fact(t)["id"] for t in (
+        "Redis 配置：端口 6380", "Redis 配置：maxmemory 2gb", "Redis 配置：密码放在 vault")]
+    prev = None
+    for i in range(60):
+        prev = mem.save_fact(f"Redis 配置：TTL 改成 {3600 + i} 秒", supersedes=prev)["id"]
+    current.append(prev)
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=4)))
+    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=4)
+    assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
+
+
+# --- what a replaced value says replaced it ------------------------------------------------------
+
+def test_superseded_by_never_names_a_forgotten_branch(mem, monkeypatch):
+    """v2 and v3 both replace v1; v3, the later, is then forgotten ("记错了"). `history`
+    now takes the latest replacement by time without asking whether it still stands: the
+    3600 shown after the current 86400 is "superseded by" the forgotten v3, an id no
+    search without --history can show (review 1 asserted no such pointer)."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    v3 = mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-07T10:00:00Z")
+    mem.forget(v3["id"], reason="记错了")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert ids(hits) == [v2["id"], v1["id"]]
+    assert hits[1].superseded_by == v2["id"], [(h.status, h.superseded_by) for h in hits]
+
+
+def test_a_consolidated_fact_replaced_through_its_line_says_what_replaced_it(mem, monkeypatch):
+    """The everyday flow: a value is saved and consolidated (sessionEnd), then replaced
+    with the id save_fact returned (the line's). Until the next consolidation the fact is
+    the hit, hidden as superseded through its line, but `history` has no row for the fact
+    itself: the now answer shows "(superseded)" with `superseded_by` None, though the
+    replacement is known and shown right above it."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-01T18:00:00Z")
+    mem.consolidate()
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert hits[0].id == v2["id"] and hits[1].status == "superseded"
+    assert hits[1].superseded_by == v2["id"], [(h.id, h.status, h.superseded_by) for h in hits]
+
+
+# --- the session context --------------------------------------------------------------------------
+
+def test_the_context_from_files_leaves_out_a_line_whose_fact_was_replaced(mem, monkeypatch):
+    """sessionStart without a ready index reads the week's daily files: a `supersedes`
+    hides only the id it names. Replacing a value by the id search shows once it is
+    consolidated (fact-…) leaves its daily line in, and the context presents the replaced
+    3600 as a current fact next to the 86400 (from the index it is left out)."""
+    from memory_core import context
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-01T18:00:00Z")
+    mem.consolidate()
+    fact = mem.search("Redis 缓存 TTL", mode="fts")[0]
+    assert fact.id.startswith("fact-")
+    at(monkeypatch, "2026-09-02T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=fact.id)
+    at(monkeypatch, "2026-09-02T12:00:00Z")
+    assert "3600" not in mem.session_context().text
+    assert "3600" not in context.build(mem.root, None).text
+
+
+# --- the documentation -----------------------------------------------------------------------------
+
+def test_the_corrections_doc_names_functions_that_exist():
+    """docs/formats.md "Corrections" says a replaced value "stands for the record at the end
+    of its chain (`search.current_version`)": c2dbad9 removed that function
+    (corrections.current_versions, search.with_current replaced it)."""
+    import re
+    from pathlib import Path
+
+    from memory_core import corrections, search
+    text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    named = {(m, f) for m, f in re.findall(r"`(search|corrections)\.([a-z_]+)`", text) if f != "py"}
+    missing = [f"{m}.{f}" for m, f in named if not hasattr({"search": search,
+                                                            "corrections": corrections}[m], f)]
+    assert not missing, missing
+
+
+# --- consolidation's status lines -------------------------------------------------------------------
+
+def test_consolidation_does_not_record_a_forgotten_correction_as_what_replaced_a_fact(
+        mem, monkeypatch):
+    """F1 is replaced by v2, v2 is forgotten ("记错了"), v3 replaces F1 again; sessionEnd
+    consolidates. `_statuses` takes the first `superseded` row it reads
+    (`superseded.setdefault`), forgotten or not: facts.jsonl, the file a rebuild trusts,
+    says F1 was superseded by the forgotten v2 (search hides it only because `history`
+    sorts that row, stamped with F1's own time, first)."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-01T18:00:00Z")
+    mem.consolidate()
+    f1 = mem.search("Redis 缓存 TTL", mode="fts")[0].id
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=f1)
+    at(monkeypatch, "2026-09-05T11:00:00Z")
+    mem.forget(v2["id"], reason="记错了")
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=f1)
+    at(monkeypatch, "2026-09-06T18:00:00Z")
+    mem.consolidate()
+    versions = [json.loads(x) for x in (mem.root / "facts.jsonl").read_text(encoding="utf-8").splitlines()]
+    last = [v for v in versions if v["id"] == f1][-1]
+    assert last.get("status") == "superseded"
+    assert last.get("superseded_by") != v2["id"], last

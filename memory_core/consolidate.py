@@ -338,7 +338,12 @@ def _statuses(conn, facts: _Facts, owner_now: dict, new_supersedes: dict) -> int
         else:
             want = "active"
         have = f.get("status", "active") if fid in facts.changed else current.get(fid, "active")
-        if want == have and fid not in facts.changed:
+        by_now = None
+        if want == "superseded":  # what replaces it now (a replacement forgotten since gives way)
+            by = next((superseded[k] for k in [fid, *evidence] if k in superseded), None)
+            by_now = owner_now.get(by) or (_owner(conn, by) if by else None) or by
+        if want == have and fid not in facts.changed and (
+                want != "superseded" or f.get("superseded_by") == by_now):
             continue
         if want == "active":
             f.pop("status", None)
@@ -346,8 +351,7 @@ def _statuses(conn, facts: _Facts, owner_now: dict, new_supersedes: dict) -> int
         else:
             f["status"] = want
             if want == "superseded":
-                by = next((superseded[k] for k in [fid, *evidence] if k in superseded), None)
-                f["superseded_by"] = owner_now.get(by) or (_owner(conn, by) if by else None) or by
+                f["superseded_by"] = by_now
         if fid not in facts.changed or want != have:
             changed += 1
         facts.put(f)

@@ -97,14 +97,37 @@ def _corrected(week: list, root=None) -> set:
     reads them (corrections.rows_of); a corrected fact (`fact-…`, the id search shows once
     a line is consolidated) corrects the lines it was made from too (facts.jsonl)."""
     from .corrections import rows_of
-    out = {c.target for name, records in week for record in records
-           for c in rows_of(f"daily/{name}", record)}
-    if root is not None and any(t.startswith("fact-") for t in out):
+    from .text import normalize
+    when: dict = {}  # corrected id -> when it was first corrected
+    for name, records in week:
+        for record in records:
+            for c in rows_of(f"daily/{name}", record):
+                when[c.target] = min(when.get(c.target) or "~", c.timestamp or "")
+    out = set(when)
+    path = Path(root) / "facts.jsonl" if root is not None else None
+    if path is not None and any(t.startswith("fact-") for t in out) and _regular(path):
         from .consolidate import read_facts
         facts = read_facts(Path(root))
-        out |= {e for t in list(out) for e in (facts.get(t) or {}).get("evidence") or ()
-                if isinstance(e, str)}
+        texts: dict = {}  # a corrected fact's text -> when: its copies saved before go too
+        for t in list(out):
+            fact = facts.get(t) or {}
+            evidence = fact.get("evidence")
+            out |= {e for e in evidence if isinstance(e, str)} if isinstance(evidence, list) else set()
+            if isinstance(fact.get("content"), str):
+                texts[normalize(fact["content"])] = when[t]
+        out |= {r["id"] for _, records in week for r in records
+                if isinstance(r.get("id"), str) and isinstance(r.get("content"), str)
+                and str(r.get("timestamp") or "") < texts.get(normalize(r["content"]), "")}
     return out
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, not a link or a pipe: what sync would read (files.py refuses the rest)."""
+    import stat
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def recent_facts_from_files(week: list, hidden: set, today) -> list:

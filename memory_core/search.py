@@ -625,8 +625,11 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
         for pk in matched:
             count[pk] += weight
     best = max(count[h.pk] for h in head)
-    about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best
-             and (before is None or (h.timestamp or "") < before)]
+    about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
+    if before is not None:  # first saved before the stretch ended (a copy said again since
+        first = corrections.first_saved(conn, {h.id: [e for e in h.evidence if isinstance(e, str)]
+                                               for h in about})  # moves a fact's own time on)
+        about = [h for h in about if first.get(h.id, h.timestamp or "") < before]
     if current:
         about = list({id(x): x for x in (current.get(h.id, h) for h in about)}.values())
     if not about:

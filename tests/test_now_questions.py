@@ -5,11 +5,13 @@ helper who had not written them. Every test here failed when written; the docstr
 how, and name the functions of that commit (`_current`, `current_version`), since replaced
 by `search.with_current` and `corrections.current_versions`."""
 import json
+import os
+import threading
 from datetime import datetime, timezone
 
 import pytest
 
-from memory_core import Memory
+from memory_core import Memory, records
 from memory_core.temporal import NEWEST, OLDEST, parse
 
 
@@ -488,3 +490,148 @@ def test_consolidation_does_not_record_a_forgotten_correction_as_what_replaced_a
     last = [v for v in versions if v["id"] == f1][-1]
     assert last.get("status") == "superseded"
     assert last.get("superseded_by") != v2["id"], last
+
+
+# === A third review (of 5151b23, the second review's fixes), by a third helper. Every test
+# below failed when written (the first three kinds on 5151b23 only); the docstrings say how.
+
+# --- a stretch asked for its last value: `before` ------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_stretch_picks_a_value_restated_after_it_ended(mem, monkeypatch, mode):
+    """Last week the TTL went from 3600 to 86400 (no `supersedes`: two plain lines); this
+    Monday the agent says 86400 again. The two 86400 lines are one hit (collapse), stamped
+    with whichever copy ranks first, and once consolidated the fact's time is its
+    updated_at, this week: `before` leaves it out of `about`, and "上周…最后定的多少" is
+    answered 3600. Before 5151b23 the answer was 86400."""
+    at(monkeypatch, "2026-10-12T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-10-16T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒")
+    at(monkeypatch, "2026-10-16T18:00:00Z")
+    mem.consolidate()
+    at(monkeypatch, "2026-10-19T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒")
+    at(monkeypatch, "2026-10-19T18:00:00Z")
+    mem.consolidate()
+    at(monkeypatch, "2026-10-23T10:00:00Z")
+    hits = mem.search("上周 Redis 缓存 TTL 最后定的多少", mode=mode)
+    assert "86400" in hits[0].content, [(h.timestamp, h.content) for h in hits]
+
+
+# --- the session context from files: `_corrected` -------------------------------------------------
+
+def _week_with_fact_correction(mem, monkeypatch, fact_id="fact-0123456789abcdef"):
+    """This week's line and a tombstone naming a consolidated fact."""
+    at(monkeypatch, "2026-09-02T10:00:00Z")
+    line = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    mem._append(mem.daily_path(), records.forget(fact_id, "记错了"))  # as `forget` writes it
+    at(monkeypatch, "2026-09-02T12:00:00Z")
+    return line
+
+
+def test_the_context_from_files_survives_a_facts_line_with_bad_evidence(mem, monkeypatch):
+    """A facts.jsonl line whose `evidence` is not a list (hand-edited, a bad merge) is
+    skipped by sync ("'evidence' must be a list of ids"), but `_corrected` iterates it:
+    `1 or ()` is 1, and sessionStart without a ready index dies with TypeError."""
+    from memory_core import context
+    _week_with_fact_correction(mem, monkeypatch)
+    (mem.root / "facts.jsonl").write_text(json.dumps(
+        {"id": "fact-0123456789abcdef", "type": "W", "content": "x", "evidence": 1}) + "\n",
+        encoding="utf-8")
+    text = context.build(mem.root, None).text
+    assert "3600" in text
+
+
+def test_the_context_from_files_does_not_read_facts_through_a_symlink(mem, monkeypatch, tmp_path):
+    """sync never reads facts.jsonl through a link (sync._read: O_NOFOLLOW), so the index
+    knows no such fact and the context from it shows the 3600 line; `_corrected` reads
+    the link's target (`read_facts`: plain open) and its evidence hides the line. Linked to
+    a directory it raises IsADirectoryError; to a FIFO, sessionStart would hang."""
+    from memory_core import context
+    line = _week_with_fact_correction(mem, monkeypatch)
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(json.dumps({"id": "fact-0123456789abcdef", "type": "W", "content": "x",
+                                   "evidence": [line["id"]]}) + "\n", encoding="utf-8")
+    os.symlink(outside, mem.root / "facts.jsonl")
+    assert "3600" in mem.session_context().text  # from the index
+    assert "3600" in context.build(mem.root, None).text
+
+
+def test_the_context_from_files_survives_facts_jsonl_being_a_directory_link(
+        mem, monkeypatch, tmp_path):
+    from memory_core import context
+    _week_with_fact_correction(mem, monkeypatch)
+    (tmp_path / "adir").mkdir()
+    os.symlink(tmp_path / "adir", mem.root / "facts.jsonl")
+    assert "3600" in context.build(mem.root, None).text
+
+
+def test_the_context_from_files_does_not_hang_on_a_fifo_facts_jsonl(mem, monkeypatch):
+    from memory_core import context
+    _week_with_fact_correction(mem, monkeypatch)
+    os.mkfifo(mem.root / "facts.jsonl")
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault("text", context.build(mem.root, None).text),
+                         daemon=True)
+    t.start()
+    t.join(10)
+    if t.is_alive():  # unblock the reader so the test process can end
+        fd = os.open(mem.root / "facts.jsonl", os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        t.join(5)
+        pytest.fail("context.build blocked opening a FIFO facts.jsonl")
+    assert "3600" in box["text"]
+
+
+def test_the_context_from_files_hides_an_unconsolidated_copy_of_a_replaced_fact(mem, monkeypatch):
+    """The index hides every copy of a replaced fact saved before the correction
+    (`corrections._copies`); the files read only the fact's evidence. The agent says
+    "TTL 3600" again this morning (not consolidated yet), then replaces the fact: from the
+    index the context leaves 3600 out, from the files it shows it as current."""
+    from memory_core import context
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-01T18:00:00Z")
+    mem.consolidate()
+    fact = mem.search("Redis 缓存 TTL", mode="fts")[0]
+    assert fact.id.startswith("fact-")
+    at(monkeypatch, "2026-09-02T09:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-02T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=fact.id)
+    at(monkeypatch, "2026-09-02T12:00:00Z")
+    assert "3600" not in mem.session_context().text
+    assert "3600" not in context.build(mem.root, None).text
+
+
+# --- consolidation's status lines: `_statuses` ----------------------------------------------------
+
+def test_facts_jsonl_does_not_keep_naming_a_forgotten_replacement(mem, monkeypatch):
+    """The everyday flow, one consolidation per session: F1 is replaced by v2 (sessionEnd:
+    F1 "superseded_by" fact-V2), the user forgets fact-V2 (the id search shows) and
+    replaces F1 again with v3. `_statuses` skips F1 (its status is still "superseded"), so
+    facts.jsonl, the file a rebuild trusts, goes on saying F1 was replaced by the forgotten
+    fact-V2. (Review 2's test forgets v2 before any consolidation, so it passes.)"""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-01T18:00:00Z")
+    mem.consolidate()
+    f1 = mem.search("Redis 缓存 TTL", mode="fts")[0].id
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=f1)
+    at(monkeypatch, "2026-09-05T18:00:00Z")
+    mem.consolidate()
+    v2 = mem.search("Redis 缓存 TTL 86400", mode="fts")[0].id
+    assert v2.startswith("fact-")
+    at(monkeypatch, "2026-09-06T10:00:00Z")
+    mem.forget(v2, reason="记错了")
+    v3 = mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=f1)
+    at(monkeypatch, "2026-09-06T18:00:00Z")
+    mem.consolidate()
+    versions = [json.loads(x) for x in (mem.root / "facts.jsonl").read_text(encoding="utf-8").splitlines()]
+    last = [v for v in versions if v["id"] == f1][-1]
+    assert last.get("status") == "superseded"
+    assert last.get("superseded_by") != v2, last
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
+    assert hits[0].evidence and v3["id"] in hits[0].evidence

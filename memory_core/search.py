@@ -226,6 +226,12 @@ def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
     return [(pk, -s) for pk, s in rows]
 
 
+def _any_replaced(conn, found: list) -> bool:
+    return conn.execute(f"SELECT 1 FROM chunks WHERE hidden = {corrections.SUPERSEDED} AND pk IN "
+                        f"({','.join('?' * len(found))}) LIMIT 1", [pk for pk, _ in found]
+                        ).fetchone() is not None
+
+
 def _union(*lists) -> list:
     """Candidate lists of one scoring (bm25() weighs by the whole table) as one, best first."""
     best: dict = {}
@@ -607,8 +613,9 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
         return hits
     # in a question about now, every current record among the first ABOUT_SPAN is judged too:
     # a replaced value comes after those about the question, however many there are
+    replaced = now and any(h.status == "superseded" for h in hits[:ABOUT_SPAN])
     judged = head + ([h for h in hits[:ABOUT_SPAN] if h.status == "active" and h.timestamp
-                      and h.type not in DIGESTS and all(h is not x for x in head)] if now else [])
+                      and h.type not in DIGESTS and all(h is not x for x in head)] if replaced else [])
     pks = [h.pk for h in judged]
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     count = dict.fromkeys(pks, 0.0)
@@ -637,7 +644,7 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     pick = (max if newest else min)(about, key=lambda h: h.timestamp or "")
     pick.score = max(pick.score, hits[0].score)
     rest = [h for h in hits if h is not pick]
-    if now:  # the current records about it before any value replaced
+    if replaced:  # the current records about it before any value replaced
         last = max((i for i, h in enumerate(rest) if h.status == "active" and best > 0
                     and count.get(h.pk, 0.0) >= ABOUT_SHARE * best), default=-1)
         old = [h for h in rest[:last + 1] if h.status == "superseded"]
@@ -768,8 +775,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             # words that name days are matched by date (the dated list) and also as keywords:
             # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
             fts = fts_candidates(conn, query, scope, k) if mode != "vector" else []
-            if about_now and fts:  # the current records a plain search finds, however many
-                fts = _union(fts_candidates(conn, query, filters, k), fts)  # replaced values match
+            if about_now and len(fts) >= k and _any_replaced(conn, fts):  # replaced values may
+                fts = _union(fts_candidates(conn, query, filters, k), fts)  # crowd out current ones
             vec = []
             if use_vectors:
                 v, early = qvec()

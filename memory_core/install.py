@@ -148,6 +148,8 @@ relevant to them are added too. Search for anything older. When memory tools
 Chinese, English or both in one query. Options: `--limit N`, `--mode hybrid|fts|vector`,
 `--type fact,preference,action,session_summary,core,transcript`, `--memory-type W,B,O,S`,
 `--since`/`--until DATE`, `--history`, `--json`.
+A question about the current value ("…现在是多少", "are we still on X?") also shows the values
+it replaced, marked `(superseded by …)`, after the current ones: answer from the first hit.
 
 ## Save when something durable is said, decided or learned
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from . import jsonl
 from .config import load_config, now, parse_time, setting
+from .corrections import standing
 from .locks import lock_fd, unlock_fd
 from .text import normalize
 
@@ -303,10 +304,8 @@ def _statuses(conn, facts: _Facts, owner_now: dict, new_supersedes: dict) -> int
     rows = conn.execute("SELECT kind, target, by_id FROM corrections WHERE instr(id, '!') = 0 "
                         "ORDER BY coalesce(timestamp, ''), id").fetchall()
     forgotten = {target for kind, target, _ in rows if kind == "forgotten"}
-    superseded: dict = {}  # target -> the latest replacement not itself forgotten, else the first
-    for kind, target, by in rows:
-        if kind != "forgotten" and (target not in superseded or by not in forgotten):
-            superseded[target] = by
+    superseded = standing([(target, by) for kind, target, by in rows if kind != "forgotten"],
+                          forgotten)
     for target, fid in new_supersedes.items():
         superseded.setdefault(target, fid)
     targets = forgotten | set(superseded)

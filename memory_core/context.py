@@ -102,10 +102,12 @@ def _corrected(week: list, root=None) -> set:
     for name, records in week:
         for record in records:
             for c in rows_of(f"daily/{name}", record):
-                when[c.target] = min(when.get(c.target) or "~", c.timestamp or "")
+                when[c.target] = min(when.get(c.target, c.timestamp or ""), c.timestamp or "")
     out = set(when)
     path = Path(root) / "facts.jsonl" if root is not None else None
-    if path is not None and any(t.startswith("fact-") for t in out) and _regular(path):
+    # read as the week's files are (_last_week): a regular file, not through a link
+    if (path is not None and any(t.startswith("fact-") for t in out) and path.is_file()
+            and not path.is_symlink()):
         from .consolidate import read_facts
         facts = read_facts(Path(root))
         texts: dict = {}  # a corrected fact's text -> when: its copies saved before go too
@@ -119,15 +121,6 @@ def _corrected(week: list, root=None) -> set:
                 if isinstance(r.get("id"), str) and isinstance(r.get("content"), str)
                 and str(r.get("timestamp") or "") < texts.get(normalize(r["content"]), "")}
     return out
-
-
-def _regular(path: Path) -> bool:
-    """A regular file, not a link or a pipe: what sync would read (files.py refuses the rest)."""
-    import stat
-    try:
-        return stat.S_ISREG(path.lstat().st_mode)
-    except OSError:
-        return False
 
 
 def recent_facts_from_files(week: list, hidden: set, today) -> list:

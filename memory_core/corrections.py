@@ -159,24 +159,30 @@ def _closure(conn, targets: set, every: bool = True) -> set:
 
 def history(conn, ids) -> dict:
     """{chunk id: (status, replaced by)} for hidden chunks, for `--history` output."""
-    out: dict = {}
     ids = list(ids)
     if not ids:
-        return out
+        return {}
     marks = ",".join("?" * len(ids))
-    # a tombstone wins; of several replacements the latest that was not itself forgotten
-    # ("superseded by" the value that stands, not by a correction taken back)
     rows = conn.execute(f"SELECT target, kind, by_id FROM corrections WHERE target IN ({marks}) "
                         f"ORDER BY coalesce(timestamp, ''), id", ids).fetchall()
-    bys = sorted({by for _, kind, by in rows if kind == "superseded" and by})
+    replaced = [(target, by) for target, kind, by in rows if kind == "superseded"]
+    bys = sorted({by for _, by in replaced if by})
     gone = {i for (i,) in conn.execute(
         f"SELECT id FROM chunks WHERE hidden = {FORGOTTEN} AND id IN ({','.join('?' * len(bys))})",
         bys)} if bys else set()
-    for target, kind, by in rows:
-        if kind == "forgotten":
-            out[target] = (kind, by)
-        elif out.get(target, ("",))[0] != "forgotten" and (target not in out or by not in gone):
-            out[target] = (kind, by)
+    out = {target: ("superseded", by) for target, by in standing(replaced, gone).items()}
+    out.update((target, (kind, by)) for target, kind, by in rows if kind == "forgotten")
+    return out  # a tombstone wins
+
+
+def standing(replaced: list, gone: set) -> dict:
+    """{target: what replaced it} for (target, replacement) pairs in the order they were
+    saved: the latest replacement not itself forgotten (`gone`), else the first ("superseded
+    by" the value that stands, not by a correction taken back)."""
+    out: dict = {}
+    for target, by in replaced:
+        if target not in out or by not in gone:
+            out[target] = by
     return out
 
 

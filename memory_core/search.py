@@ -605,7 +605,9 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
 
     head, n = [], 0  # the first ABOUT_DEPTH dated records; replaced values do not count,
     for h in hits:   # up to as many again (a value replaced a hundred times)
-        if h.type not in DIGESTS and h.timestamp and n < ABOUT_DEPTH and len(head) < 2 * ABOUT_DEPTH:
+        if n == ABOUT_DEPTH or len(head) == 2 * ABOUT_DEPTH:
+            break
+        if h.type not in DIGESTS and h.timestamp:
             head.append(h)
             n += not now or h.status != "superseded"
     units = words(query)

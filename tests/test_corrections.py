@@ -8,14 +8,7 @@ import pytest
 from memory_core import Memory, UserError
 from memory_core.consolidate import read_facts
 
-
-def ids(hits):
-    return [h.id for h in hits]
-
-
-def at(monkeypatch, when: str) -> None:
-    """Today is `when` (ISO) for what follows."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
+from storeutil import at, ids
 
 
 def lines(mem):

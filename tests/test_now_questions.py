@@ -14,14 +14,7 @@ import pytest
 from memory_core import Memory, records
 from memory_core.temporal import NEWEST, OLDEST, parse
 
-
-def ids(hits):
-    return [h.id for h in hits]
-
-
-def at(monkeypatch, when: str) -> None:
-    """Today is `when` (ISO) for what follows."""
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
+from storeutil import at, ids
 
 
 # --- 6ddd76c: the current value first --------------------------------------------------------
@@ -175,23 +168,29 @@ def test_the_current_version_is_not_shown_twice_once_it_is_consolidated(mem, mon
     assert contents.count("缓存过期时间改成 21600 秒") == 1, [(h.id, h.content) for h in hits]
 
 
-def test_replaced_values_do_not_push_current_records_out_of_a_now_answer(mem, monkeypatch):
-    """"Redis 现在的配置是什么" with limit=5: the plain question shows all four current
-    Redis settings; the "now" question shows the TTL's replaced values ahead of a current
-    setting (the vault password location) and cuts the current one off."""
+@pytest.mark.parametrize("settings, changes, limit", [
+    (("Redis 配置：端口 6380", "Redis 配置：maxmemory 2gb", "Redis 配置：密码放在 vault"), 8, 5),
+    (("Redis 配置：端口 6380，绑定 127.0.0.1", "Redis 配置：maxmemory 2gb，淘汰策略 allkeys-lru"), 20, 10),
+])
+def test_replaced_values_do_not_push_current_records_out_of_a_now_answer(
+        mem, monkeypatch, settings, changes, limit):
+    """"Redis 现在的配置是什么": the plain question shows every current Redis setting. The first
+    review: with 8 TTL changes and limit=5 the "now" question showed the TTL's replaced values
+    ahead of a current setting (the vault password location) and cut it off. The second:
+    with 20 changes and limit=10, `with_current` put all 19 replaced TTLs right after the
+    current one and `promote_by_time` reordered only its first 2 * ABOUT_DEPTH hits, so the
+    port and maxmemory settings came 21st and 22nd."""
     at(monkeypatch, "2026-09-01T10:00:00Z")
-    current = [mem.save_fact(t)["id"] for t in (
-        "Redis 配置：端口 6380", "Redis 配置：maxmemory 2gb", "Redis 配置：密码放在 vault")]
+    current = [mem.save_fact(t)["id"] for t in settings]
     prev = None
-    for i in range(8):
-        at(monkeypatch, f"2026-09-{10 + i}T10:00:00Z")
+    for i in range(changes):
+        at(monkeypatch, f"2026-09-{2 + i:02d}T10:00:00Z")
         prev = mem.save_fact(f"Redis 配置：TTL 改成 {3600 * (i + 1)} 秒", supersedes=prev)["id"]
     current.append(prev)
     at(monkeypatch, "2026-10-05T10:00:00Z")
-    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=5)))
-    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=5)
+    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=limit)))
+    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=limit)
     assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
-
 
 def test_a_value_replaced_a_thousand_times_answers_now_with_the_last(mem, monkeypatch):
     """A status line updated every session for years: the chain is walked once per search
@@ -328,27 +327,6 @@ def test_a_stretch_asked_for_its_last_value_is_not_answered_with_a_value_saved_a
 
 
 # --- a now question: the other current records ----------------------------------------------------
-
-def test_a_long_history_does_not_push_the_other_current_records_out_of_a_now_answer(
-        mem, monkeypatch):
-    """Review 1's test used 8 replacements. With 20 (a setting changed every other week for
-    a year), `with_current` puts all 19 replaced TTLs right after the current TTL, and
-    `promote_by_time` only reorders its first 2 * ABOUT_DEPTH hits: the port and maxmemory
-    settings, current and as much about "Redis 配置" as the TTL, come 21st and 22nd, so
-    limit=10 shows the current TTL and nine replaced values (the plain question shows all
-    three current settings)."""
-    at(monkeypatch, "2026-09-01T10:00:00Z")
-    current = [mem.save_fact(t)["id"] for t in (
-        "Redis 配置：端口 6380，绑定 127.0.0.1", "Redis 配置：maxmemory 2gb，淘汰策略 allkeys-lru")]
-    prev = None
-    for i in range(20):
-        at(monkeypatch, f"2026-09-{1 + i:02d}T12:00:00Z")
-        prev = mem.save_fact(f"Redis 配置 TTL {3600 + i}", supersedes=prev)["id"]
-    current.append(prev)
-    at(monkeypatch, "2026-10-05T10:00:00Z")
-    assert set(current) <= set(ids(mem.search("Redis 配置是什么", mode="fts", limit=10)))
-    hits = mem.search("Redis 现在的配置是什么", mode="fts", limit=10)
-    assert set(current) <= set(ids(hits)), [(h.status, h.content) for h in hits]
 
 
 def test_many_short_histories_do_not_push_current_records_out_of_a_now_answer(mem, monkeypatch):

@@ -5,9 +5,7 @@ import pytest
 
 from memory_core import Memory
 
-
-def ids(hits):
-    return [h.id for h in hits]
+from storeutil import ids
 
 
 @pytest.fixture

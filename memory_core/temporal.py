@@ -235,7 +235,11 @@ _NEWEST = re.compile(
     r"\bsettled?\s+on\b|\b(?:did\s+(?:we|they|you)\s+switch|switched)\s+(?:over\s+)?to\b|"
     r"\b(?:get|got|been|was|were)\s+changed\s+to\b|"
     r"\bfinal\s+(?:decision|choice|call|value|setting|answer)\b|\banymore\b|"
-    r"\bany\s+more\s*(?:[?,.!]|$)", re.I)
+    r"\bany\s+more\s*(?:[?,.!]|$)|"
+    r"\b(?:which|what)\b[^.?!。？]{0,50}?\bare\s+(?:we|they)\s+(?:on|using|running)\b", re.I)
+# "latest first", "按最新时间倒序": an order to sort by, not a question about the newest value.
+_SORT_ORDER = re.compile(r"\b(?:latest|newest|most\s+recent)\s+(?:[\w-]+\s+){0,2}first\b|"
+                         r"按最新|最新[^，,。？?]{0,6}(?:倒序|排序|在前)", re.I)
 # "still" asks about now unless the question asks why ("why is the pod still pending").
 _STILL = re.compile(
     r"\b(?:are|is|do|does|am|were)\s+(?:[\w.`'-]+\s+){1,4}still\b|"
@@ -300,7 +304,8 @@ def parse(query: str, now: datetime) -> TimeHint:
                                       _local_midnight(best[1] + timedelta(days=1)), now)
     else:
         hint.anchor = event
-    if _NEWEST.search(query) or _STILL.search(query) and not _WHY.search(query):
+    if (_NEWEST.search(query) or _STILL.search(query) and not _WHY.search(query)) \
+            and not _SORT_ORDER.search(query):
         hint.order = NEWEST
     elif _OLDEST.search(query) or _INITIAL.search(query) and not _HOW_TO.search(query):
         hint.order = OLDEST

@@ -183,6 +183,8 @@ def test_nine_in_ten_of_each_paraphrase_set_are_read_as_labelled(name):
     ("我现在的吉他课是怎么上的？", NEWEST), ("你现在用的是哪个模型", NEWEST),
     ("我本来想说的是，那个活动的地点是什么？", None), ("原来打算用哪个队列", None),
     ("本来的超时是多少", OLDEST), ("原本的端口是几", OLDEST),
+    ("Which Node version are they running in CI?", NEWEST), ("which queue are we on for email jobs", NEWEST),
+    ("Does the feed show the latest posts first?", None), ("列表能按最新创建时间排序吗", None),
 ])
 def test_the_current_or_first_value_is_asked_in_many_words_and_not_by_every_now(query, order):
     assert parse(query, NOW).order == order

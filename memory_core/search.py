@@ -408,6 +408,8 @@ def load_hits(conn, ranked: list, project=None) -> list:
         for rid, ev in through.items():
             status.update({rid: lines[e] for e in ev if lines.get(e, ("",))[0] == "superseded"}
                           if rid not in status else {})
+    shown = corrections.shown_as(conn, (by for _, by in status.values()))
+    status = {rid: (what, shown.get(by, by)) for rid, (what, by) in status.items()}
     hits = []
     for rk in ranked:
         r = rows.get(rk.pk)

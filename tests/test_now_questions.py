@@ -404,6 +404,25 @@ def test_a_consolidated_fact_replaced_through_its_line_says_what_replaced_it(mem
     assert hits[1].superseded_by == v2["id"], [(h.id, h.status, h.superseded_by) for h in hits]
 
 
+def test_superseded_by_names_the_fact_the_replacement_was_consolidated_into(mem, monkeypatch):
+    """The replacement, saved as a line, is consolidated into a fact at sessionEnd; search
+    then shows the fact in its place, so "superseded by" names the fact, the record the
+    reader sees right above, not a line id found nowhere in the answer."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-05T18:00:00Z")
+    mem.consolidate(embed=False)
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    for history in (False, True):
+        hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts", history=history)
+        current, old = hits[0], hits[1]
+        assert current.id.startswith("fact-") and v2["id"] in current.evidence
+        assert old.id == v1["id"] and old.superseded_by == current.id, \
+            [(h.id, h.status, h.superseded_by) for h in hits]
+
+
 # --- the session context --------------------------------------------------------------------------
 
 def test_the_context_from_files_leaves_out_a_line_whose_fact_was_replaced(mem, monkeypatch):

@@ -288,14 +288,17 @@ def parse(query: str, now: datetime) -> TimeHint:
     named = list(zip(*_spans(query, today)))  # [(days, where the words are)]
     found = _anchor(query)
     event = found[0] if found else None
+    dated = None  # the event is a time the calendar names: "the week before August 3", "上周三之前一周"
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
-        a, b = found[1]
-        named = [(s, (c, d)) for s, (c, d) in named if not (c < b and a < d)]
+        (a, b), (e, f) = found[1], found[2]
+        dated = min((s for s, (c, d) in named if c < f and e < d and event.until is None),
+                    key=lambda d: d[1] - d[0], default=None)
+        named = [(s, (c, d)) for s, (c, d) in named if not (c < b and a < d or c < f and e < d)]
     named = [(s, at) for s, at in named if s[0] <= today]  # a question asks what happened
     spans = [s for s, _ in named]
     holiday = _holiday(event.event, today) if event else None
-    if holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
-        hint.start, hint.end = so_far(*event.stretch(*holiday, now), now)
+    if dated or holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
+        hint.start, hint.end = so_far(*event.stretch(*(dated or holiday), now), now)
     elif spans:
         best = _range(query, named) or _in_named_year(min(spans, key=lambda d: d[1] - d[0]),
                                                       spans, today)
@@ -684,7 +687,9 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 # Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
-_EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
+_EV_EN = (r"(?P<ev>(?:\d{1,2}(?:st|nd|rd|th)?\s+(?=(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)))?"
+          r"[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # "dance studio's
+# grand opening"; "3 August 2023" (a calendar day as the event: see parse)
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
@@ -723,10 +728,10 @@ particular certain specific another any""".split())
 _ZH_REL = (
     ("on", "当天|当日|那天|那一天|那日|当晚|那晚|那天晚上|当天晚上"),
     ("week of", "那周|那一周|那个星期|那星期|那个礼拜"),
-    ("day before", "前一天|前一晚|前夕|头一天|(?:之)?前(?:的)?最后一天"),
+    ("day before", "(?:之)?前一天|前一晚|前夕|头一天|(?:之)?前(?:的)?最后一天"),
     ("day after", "(?:之|以)?后(?:的)?第一天|(?<!最)后一天|第二天|次日|(?:之|以)?后(?:的)?那天"),
-    ("week before", "前一周|前一个?星期|前一个?礼拜|前那一?周"),
-    ("week after", "后一周|后一个?星期|后一个?礼拜|后那一?周"),
+    ("week before", "(?:之)?前(?:的)?(?:一周|一个?星期|一个?礼拜|那一?周)"),
+    ("week after", "(?:之)?后(?:的)?(?:一周|一个?星期|一个?礼拜|那一?周)"),
     ("days before", "(?:之|以)?前(?:的)?(?:几|两)天"),
     ("days after", "(?:之|以)?后(?:的)?(?:几|两)天"),
     ("before", "之前"),  # not 以前 / 以后: "钱文老师以前是做什么的" is "formerly"
@@ -739,7 +744,7 @@ _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以
                r"(?:之|以)?(?P<wdir>前|后)(?:那|的|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
-    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
+    r"(?P<ev>(?<!\d)(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
     r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:"
     + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
@@ -790,12 +795,14 @@ def _between(query: str):
         ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
         if any(len(e) < 2 or _names_a_time(e) for e in ends):
             continue
-        return Anchor(ends[0], 0, 0, until=ends[1]), m.span()
+        return Anchor(ends[0], 0, 0, until=ends[1]), m.span(), (m.start("ev"), m.start("ev") + 1)
     return None
 
 
 def _anchor(query: str):
-    """(Anchor, (start, end) of the words that place the time around the event) or None."""
+    """(Anchor, (start, end) of the words that place the time around the event, (start,
+    end) of the character a calendar time naming the event must hold: the event's first in
+    English, "the week before August 3", its last in Chinese, "上周三之前一周") or None."""
     found = _between(query)
     if found:
         return found
@@ -836,7 +843,7 @@ def _anchor(query: str):
             if stretch is None:
                 continue
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
-            return Anchor(event, *stretch, weekday=weekday), m.span()
+            return Anchor(event, *stretch, weekday=weekday), m.span(), (m.start("ev"), m.start("ev") + 1)
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
         if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
@@ -854,7 +861,7 @@ def _anchor(query: str):
         else:
             rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
             stretch = _STRETCH[rel]
-        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end())
+        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end()), (m.end("ev") - 1, m.end("ev"))
     return None
 
 

@@ -346,6 +346,40 @@ def test_a_holiday_as_the_event_is_dated_by_the_calendar(query, first, after_las
     assert parse(query, NOW).anchor is None
 
 
+@pytest.mark.parametrize("query, first, after_last", [
+    ("What did John do the week before August 3, 2026 with his kids?", "2026-07-27", "2026-08-03"),
+    ("Where was Tim in the week before 16 September 2026?", "2026-09-09", "2026-09-16"),
+    ("what did we ship the day after Sept 30", "2026-10-01", "2026-10-02"),
+    ("the puppy she got two weeks before August 11, 2026", "2026-07-25", "2026-08-01"),
+    ("上周三之前一周做了什么", "2026-09-30", "2026-10-07"),  # 上周三: 10-07
+    ("7月20号之后那天发生了什么", "2026-07-21", "2026-07-22"),
+    ("2026年9月30日前一天改了什么", "2026-09-29", "2026-09-30"),
+])
+def test_a_day_the_calendar_names_can_be_the_event(query, first, after_last):
+    """"the week before August 3": the days around a date, not the date (which read as an
+    event named "August", or as the day itself, before)."""
+    assert days(query) == (first, after_last)
+    assert parse(query, NOW).anchor is None
+
+
+def test_a_week_before_an_event_in_chinese_reads_with_zhi():
+    """"上线之前一周" is the week before launch, not everything before it."""
+    assert parse("上线之前一周做了什么", NOW).anchor == Anchor("上线", -7, -1)
+
+
+def test_the_week_before_a_date_finds_what_was_said_of_that_week(mem, monkeypatch):
+    """A line written on the 3rd says "last week": asked for the week before the 3rd, it
+    comes first, above a line that shares more of the question's words on another day."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-03T18:00:00Z")
+    wanted = mem.save_fact("John: Last week we took the kids to the military memorial")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-06-12T18:00:00Z")
+    mem.save_fact("John: this week the kids did so much, it involved the whole family in August")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-20T12:00:00Z")
+    hits = mem.search("What did John do the week before August 3, 2026 involving his kids?",
+                      limit=3, mode="fts")
+    assert hits[0].id == wanted["id"], [h.content for h in hits]
+
+
 @pytest.mark.parametrize("query", ["the day we " + "ab " * 5000, "Olivia " * 3000 + "那天",
                                    "上线前" + "那的一个" * 2000 + "周一", "two days after " * 2000,
                                    "the monday before " * 2000, "a" + " " * 5000 + "上线那天",

@@ -176,16 +176,17 @@ def history(conn, ids) -> dict:
 
 
 def shown_as(conn, ids) -> dict:
-    """{id: the fact it was consolidated into} for those of `ids` that a visible fact lists
-    as its evidence: search shows the fact in the line's place (search.collapse), so "superseded
-    by" names what the reader sees. The newest such fact, when there are several."""
+    """{id: the fact it was consolidated into} for those of `ids` that a fact lists as its
+    evidence: search shows the fact in the line's place (search.collapse), so "superseded by"
+    names what the reader sees, replaced since or not (a forgotten fact is never shown). The
+    newest such fact, when there are several."""
     ids = sorted({i for i in ids if isinstance(i, str)})
     if not ids:
         return {}
     out: dict = {}
     for item, fact in conn.execute(
             "SELECT e.item, c.id FROM evidence e JOIN chunks c ON c.pk = e.pk "
-            f"WHERE e.item IN ({','.join('?' * len(ids))}) AND c.hidden = 0 "
+            f"WHERE e.item IN ({','.join('?' * len(ids))}) AND c.hidden != {FORGOTTEN} "
             "AND c.source_file = 'facts.jsonl' AND c.id != e.item ORDER BY c.pk", ids):
         out[item] = fact
     return out

@@ -115,7 +115,7 @@ _PATTERN_SOURCES = (
     # "月底" or "1月" inside them is not read as this month's end or last January; no days
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
-    (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}\b", "ymd"),
+    (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}(?![0-9A-Za-z])", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
     (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
@@ -127,7 +127,7 @@ _PATTERN_SOURCES = (
     (rf"{_YEAR}\s*年\s*的?\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
     (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
-    (rf"\b{_MONTH}\s+{_DAY}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
+    (rf"\b{_MONTH}\s+{_DAY}(?![0-9A-Za-z])(?:,?\s*{_YEAR}(?![0-9A-Za-z]))?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
     # a month without a day, only after a word that makes it one ("in May", not "you may"),
@@ -235,11 +235,17 @@ _NEWEST = re.compile(
     r"\bsettled?\s+on\b|\b(?:did\s+(?:we|they|you)\s+switch|switched)\s+(?:over\s+)?to\b|"
     r"\b(?:get|got|been|was|were)\s+changed\s+to\b|"
     r"\bfinal\s+(?:decision|choice|call|value|setting|answer)\b|\banymore\b|"
-    r"\bany\s+more\s*(?:[?,.!]|$)|"
-    r"\b(?:which|what)\b[^.?!。？]{0,50}?\bare\s+(?:we|they)\s+(?:on|using|running)\b", re.I)
+    r"\bany\s+more\s*(?:[?,.!]|$)", re.I)
+# "which DB are we using", "what Node version we're on": the present tense asks the current
+# value, unless another word asks for the first one ("…in the first version") or it asks what
+# for ("what are we using this queue for?").
+_PRESENT = re.compile(r"\b(?:which|what)\b[^.?!。？]{0,50}?\b(?:are\s+(?:we|they)|we're|they're)\s+"
+                      r"(?:on|using|running)\b(?![^.?!。？]*\bfor\s*[?？.]?\s*$)", re.I)
 # "latest first", "按最新时间倒序": an order to sort by, not a question about the newest value.
-_SORT_ORDER = re.compile(r"\b(?:latest|newest|most\s+recent)\s+(?:[\w-]+\s+){0,2}first\b|"
-                         r"按最新|最新[^，,。？?]{0,6}(?:倒序|排序|在前)", re.I)
+_SORT_ORDER = re.compile(r"\b(?:latest|newest|most[\s-]+recent)(?:[\s-]+[\w-]+){0,2}?[\s-]+first\b|"
+                         r"\b(?:sort|order)(?:ed)?\s+(?:[\w-]+\s+){0,3}?by\s+(?:the\s+)?(?:most\s+recent|latest|newest)\b|"
+                         r"按最新(?:的)?(?:时间|日期|创建时间|更新时间)?(?:倒序|排序|排列|排)|"
+                         r"最新(?:的)?(?:在前(?!端)|排在?(?:前面|最前))", re.I)
 # "still" asks about now unless the question asks why ("why is the pod still pending").
 _STILL = re.compile(
     r"\b(?:are|is|do|does|am|were)\s+(?:[\w.`'-]+\s+){1,4}still\b|"
@@ -286,19 +292,27 @@ def parse(query: str, now: datetime) -> TimeHint:
     if not in_calendar(today):
         return hint
     named = list(zip(*_spans(query, today)))  # [(days, where the words are)]
-    found = _anchor(query)
+    calendar = _calendar_anchor(query, named)
+    found = calendar[:3] if calendar else _anchor(query)
     event = found[0] if found else None
-    dated = None  # the event is a time the calendar names: "the week before August 3", "上周三之前一周"
+    dated = calendar[3] if calendar else None
+    if not calendar and found and any(c < (found[2][0] if found[1][0] < found[2][0] else found[1][0]) < d
+                     for _, (c, d) in named):  # time words run from the event into what
+        found = event = None  # places the time around it: "the day before yesterday", "the week
+        # before last", the calendar's own phrases
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
         (a, b), (e, f) = found[1], found[2]
-        dated = min((s for s, (c, d) in named if c < f and e < d and event.until is None),
-                    key=lambda d: d[1] - d[0], default=None)
-        named = [(s, (c, d)) for s, (c, d) in named if not (c < b and a < d or c < f and e < d)]
+        dated = dated or (None if event.until else _event_day(query, named, e, f, event))
+        named = [(s, (c, d)) for s, (c, d) in named
+                 if not (c < b and a < d or dated and c < f and e < d)]
     named = [(s, at) for s, at in named if s[0] <= today]  # a question asks what happened
     spans = [s for s, _ in named]
     holiday = _holiday(event.event, today) if event else None
-    if dated or holiday:  # "国庆前一天", "节后第一天": the calendar knows the event's days
-        hint.start, hint.end = so_far(*event.stretch(*(dated or holiday), now), now)
+    if dated or holiday:  # "国庆前一天", "the week before August 3, 2023", "8月3日发布的前一天":
+        try:  # the calendar knows the event's days
+            hint.start, hint.end = so_far(*event.stretch(*(dated or holiday), now), now)
+        except OverflowError:  # a stretch past the calendar's ends ("0001年1月1日前一天")
+            pass
     elif spans:
         best = _range(query, named) or _in_named_year(min(spans, key=lambda d: d[1] - d[0]),
                                                       spans, today)
@@ -307,12 +321,36 @@ def parse(query: str, now: datetime) -> TimeHint:
                                       _local_midnight(best[1] + timedelta(days=1)), now)
     else:
         hint.anchor = event
-    if (_NEWEST.search(query) or _STILL.search(query) and not _WHY.search(query)) \
-            and not _SORT_ORDER.search(query):
+    asks = _SORT_ORDER.sub(" ", query)  # "latest first", "按最新时间倒序": how to sort, not when
+    if _NEWEST.search(asks) or _STILL.search(asks) and not _WHY.search(asks):
         hint.order = NEWEST
     elif _OLDEST.search(query) or _INITIAL.search(query) and not _HOW_TO.search(query):
         hint.order = OLDEST
+    elif _PRESENT.search(asks):
+        hint.order = NEWEST
     return hint
+
+
+def _event_day(query: str, named: list, e: int, f: int, event: Anchor) -> tuple | None:
+    """The days of an event the query dates itself: one day named among the event's words
+    ("the week before August 3, 2023", "8月3日发布的前一天", "上周三之前一周") or a stretch that
+    is all of them ("the week before August"). A longer stretch inside other words only says
+    around when the event was ("after his trip in August", "last year's audit", "spring
+    break"): the store dates that event. Of days named side by side ("Monday, August 3",
+    "9月30日周三") the one said at length, the date rather than its weekday. Open-ended from
+    a day without a number ("周三之前") is no stretch: as often a deadline."""
+    inside = [(s, (c, d)) for s, (c, d) in named if c < f and e < d
+              and (s[0] == s[1] or c <= e and d >= f - (query[f - 1:f] == "的"))]
+    if not inside or (event.first is None or event.last is None) and not any(
+            ch.isdigit() for _, (c, d) in inside for ch in query[c:d]):
+        return None
+    run = list(inside)
+    for s, (c, d) in sorted(named, key=lambda x: x[1]):
+        if s[0] == s[1] and (s, (c, d)) not in run and any(
+                0 <= c - d2 <= 2 and not query[d2:c].strip(" ,，") or
+                0 <= c2 - d <= 2 and not query[d:c2].strip(" ,，") for _, (c2, d2) in run):
+            run.append((s, (c, d)))
+    return max(run, key=lambda x: (x[1][1] - x[1][0], -(x[0][1] - x[0][0]).days))[0]
 
 
 def _in_named_year(best: tuple, spans: list, today: date) -> tuple:
@@ -687,9 +725,7 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 # Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
-_EV_EN = (r"(?P<ev>(?:\d{1,2}(?:st|nd|rd|th)?\s+(?=(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)))?"
-          r"[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # "dance studio's
-# grand opening"; "3 August 2023" (a calendar day as the event: see parse)
+_EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
@@ -740,11 +776,12 @@ _ZH_REL = (
 _ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
 # "上线两天后", "迁库三天前", "上线后第三天", "发版一周后"; "上线前那周的周一", "上线后的周五"
 _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以)?(?P<ndir>前|后)|"
+               rf"(?:之|以)?(?P<cdir>前|后)(?:的)?(?!两[天日]){_ZH_N.replace('<n>', '<n3>')}\s*(?P<cunit>天|日|周|个星期|个礼拜)(?![一二三四五六日天])|"
                rf"(?:之|以)?(?P<ndir2>后)(?:的)?第\s*{_ZH_N.replace('<n>', '<n2>')}\s*天|"
                r"(?:之|以)?(?P<wdir>前|后)(?:那|的|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
-    r"(?P<ev>(?<!\d)(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
+    r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
     r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:"
     + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
@@ -795,14 +832,13 @@ def _between(query: str):
         ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
         if any(len(e) < 2 or _names_a_time(e) for e in ends):
             continue
-        return Anchor(ends[0], 0, 0, until=ends[1]), m.span(), (m.start("ev"), m.start("ev") + 1)
+        return Anchor(ends[0], 0, 0, until=ends[1]), m.span(), m.span("ev")
     return None
 
 
 def _anchor(query: str):
     """(Anchor, (start, end) of the words that place the time around the event, (start,
-    end) of the character a calendar time naming the event must hold: the event's first in
-    English, "the week before August 3", its last in Chinese, "上周三之前一周") or None."""
+    end) of the event's words) or None."""
     found = _between(query)
     if found:
         return found
@@ -843,33 +879,104 @@ def _anchor(query: str):
             if stretch is None:
                 continue
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
-            return Anchor(event, *stretch, weekday=weekday), m.span(), (m.start("ev"), m.start("ev") + 1)
+            return Anchor(event, *stretch, weekday=weekday), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
         if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
                 or _TIME_WORDS.match(event)):
             continue
-        weekday = None
-        if m["n"] or m["n2"]:
-            stretch = _counted(m["n"] or m["n2"], m["nunit"] is not None and m["nunit"] not in "天日",
-                               m["ndir"] == "前")
-            if stretch is None:
-                continue
-        elif m["wd"]:
-            weekday = _WEEKDAYS_ZH[m["wd"]]
-            stretch = _STRETCH["week before" if m["wdir"] == "前" else "week after"]
-        else:
-            rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
-            stretch = _STRETCH[rel]
-        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end()), (m.end("ev") - 1, m.end("ev"))
+        stretch, weekday = _zh_relation(m)
+        if stretch is None:
+            continue
+        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end()), m.span("ev")
     return None
+
+
+def _zh_relation(m) -> tuple:
+    """(stretch, weekday) of the Chinese words placing a time around an event (a match of
+    _ZH_ANCHOR or _ZH_AFTER_DAY); stretch None when a count is no number."""
+    if m["n3"]:  # "上线后三天": the three days after it
+        return _following(m["n3"], m["cunit"] not in "天日", m["cdir"] == "前"), None
+    if m["n"] or m["n2"]:
+        return _counted(m["n"] or m["n2"], m["nunit"] is not None and m["nunit"] not in "天日",
+                        m["ndir"] == "前"), None
+    if m["wd"]:
+        return _STRETCH["week before" if m["wdir"] == "前" else "week after"], _WEEKDAYS_ZH[m["wd"]]
+    rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
+    return _STRETCH[rel], None
+
+
+# A day the calendar names, and then where the time stands to it: "8月3日前三天",
+# "2026-09-30前一天", "August 3之前一周" (matched where the day's words end) ...
+_ZH_AFTER_DAY = re.compile(r"\s{0,3}的?(?:" + _ZH_COUNTED + "|" + "|".join(
+    f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
+# ... or first where it stands, then the day: "the week before August 3, 2023", "two weeks
+# before August 11", "the Sunday before October 25", "the day after 2026-09-30", "after
+# August 3" (matched where the day's words begin; a weekday may restate the date).
+_EN_BEFORE_DAY = re.compile(
+    rf"(?:\b{_N}\s+(?P<nunit>days?|weeks?)\s+|\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|"
+    rf"weekend)\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>before|after|following|prior\s+to|ahead\s+of|"
+    rf"since)\s+(?:the\s+)?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
+
+
+def _calendar_anchor(query: str, named: list):
+    """Like _anchor, for a time counted from a day the query names by the calendar rather
+    than from an event: (Anchor, span of the relation's words, span of the day's words, the
+    day as (first, last)) or None. Of days said side by side ("Monday, August 3", "9月30日周三")
+    the one said at length, the date rather than its weekday. "Before Monday", "周三之前"
+    name no stretch: as often a deadline."""
+    days = sorted(((s, at) for s, at in named if s[0] == s[1]), key=lambda x: x[1])
+    for s, (c, d) in days:
+        run = [(s, (c, d))] + [(s2, (c2, d2)) for s2, (c2, d2) in days
+                               if (0 <= c - d2 <= 2 and not query[d2:c].strip(" ,，"))
+                               or (0 <= c2 - d <= 2 and not query[d:c2].strip(" ,，"))]
+        day, (c1, d1) = max(run, key=lambda x: x[1][1] - x[1][0])
+        lo, hi = min(x[1][0] for x in run), max(x[1][1] for x in run)
+        dated = any(ch.isdigit() for ch in query[lo:hi])  # not "周三之前", "before Monday"
+        m = _ZH_AFTER_DAY.match(query, hi)
+        if m and (dated or not (m["r8"] or m["r9"])):
+            stretch, weekday = _zh_relation(m)
+            if stretch is not None:
+                return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, m.end()), (lo, hi), day
+        m = _EN_BEFORE_DAY.search(query, 0, lo)
+        if m:
+            g = m.groupdict()
+            rel = re.sub(r"\s+", " ", g["rel"].lower()).replace("following", "after")
+            weekday = None
+            if g["n"]:
+                stretch = _counted(g["n"], g["nunit"].lower().startswith("week"), rel != "after")
+            elif g["wd"]:
+                weekday, stretch = _WEEKDAYS_EN[g["wd"].lower()], _STRETCH.get("week " + rel)
+            elif g["unit"] and g["unit"].lower() == "weekend" and rel in ("before", "after"):
+                first = day[0] + timedelta(days=(5 - day[0].weekday()) % 7 or 7) if rel == "after" \
+                    else day[0] - timedelta(days=(day[0].weekday() - 6) % 7 or 7) - timedelta(days=1)
+                return Anchor(query[lo:hi], 0, 1), (m.start(), hi), (lo, hi), (first, first)
+            elif g["unit"]:
+                stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
+            elif dated:
+                stretch = _STRETCH.get(_EN_REL.get(rel))
+            else:
+                continue
+            if stretch is not None:
+                return Anchor(query[lo:hi], *stretch, weekday=weekday), (m.start(), hi), (lo, hi), day
+    return None
+
+
+def _following(count: str, weeks: bool, before: bool):
+    """The stretch of "后三天" / "前两周" (the days right after / before an event); None when
+    the count is no number."""
+    n = _num(count)
+    if n is None or n > (52 if weeks else 365):
+        return None
+    n *= 7 if weeks else 1
+    return (-n, -1) if before else (1, n)
 
 
 def _counted(count: str, weeks: bool, before: bool):
     """The stretch of "两天后" / "three days before" / "一周后" (a week give or take three
     days) around an event; None when the count is no number."""
     n = _num(count)
-    if n is None or n > 365:
+    if n is None or n > (52 if weeks else 365):  # a year at most: the calendar's margin
         return None
     n, spread = (7 * n, 3) if weeks else (n, 0)
     return (-n - spread, -n + spread) if before else (n - spread, n + spread)

@@ -423,6 +423,32 @@ def test_superseded_by_names_the_fact_the_replacement_was_consolidated_into(mem,
             [(h.id, h.status, h.superseded_by) for h in hits]
 
 
+@pytest.mark.parametrize("consolidate_v3", [False, True])
+@pytest.mark.parametrize("history", [False, True])
+def test_superseded_by_names_the_shown_fact_when_that_fact_was_replaced_since(
+        mem, monkeypatch, consolidate_v3, history):
+    """3600 (v1) -> 86400 (v2, consolidated into a fact) -> 7200 (v3): the answer shows the
+    86400 fact, replaced, in v2's place, so v1 is "superseded by" that fact (found by a
+    review: only a fact still current was named)."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-09-05T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-09-05T18:00:00Z")
+    mem.consolidate(embed=False)
+    at(monkeypatch, "2026-09-10T10:00:00Z")
+    mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=v2["id"])
+    if consolidate_v3:
+        at(monkeypatch, "2026-09-10T18:00:00Z")
+        mem.consolidate(embed=False)
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts", history=history)
+    old = next(h for h in hits if h.id == v1["id"])
+    middle = next(h for h in hits if v2["id"] in h.evidence)
+    assert middle.id.startswith("fact-") and v2["id"] not in ids(hits)
+    assert old.superseded_by == middle.id, [(h.id, h.status, h.superseded_by) for h in hits]
+
+
 # --- the session context --------------------------------------------------------------------------
 
 def test_the_context_from_files_leaves_out_a_line_whose_fact_was_replaced(mem, monkeypatch):

@@ -699,3 +699,78 @@ def test_a_hit_found_by_the_days_the_question_names_says_so(mem, monkeypatch):
     hits = mem.search("what did we change in November", mode="fts")
     assert hits[0].dated_rank == 1 and hits[0].fts_rank is None
     assert "(days named #1)" in results_text(hits) and "()" not in results_text(hits)
+
+
+# --- a day the calendar names as the event, under a hostile review (2026-11-27) ---------------
+# Each case failed after the first version of the change (83151a6) or before it.
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("what did we do the day before yesterday", "2026-10-13", "2026-10-14"),
+    ("what broke the week before last", "2026-09-28", "2026-10-05"),
+    ("9月30日周三前一天改了什么", "2026-09-29", "2026-09-30"),  # the date, not its weekday
+    ("the week before Monday, August 3, 2026", "2026-07-27", "2026-08-03"),
+    ("the day after Thursday, October 1", "2026-10-02", "2026-10-03"),
+    ("the day after the 3rd of August", "2026-08-04", "2026-08-05"),
+    ("the day after 2026-09-30", "2026-10-01", "2026-10-02"),
+    ("the week following August 3", "2026-08-04", "2026-08-11"),
+    ("what did we do the weekend after August 3, 2026", "2026-08-08", "2026-08-10"),
+    ("what changed since August 3", "2026-08-03", "2026-10-16"),
+    ("10月1日后三天发生了什么", "2026-10-02", "2026-10-05"),
+    ("10月1日之后三天发生了什么", "2026-10-02", "2026-10-05"),
+    ("8月3日前三天改了什么", "2026-07-31", "2026-08-03"),
+    ("8月3日发布的前一天改了什么", "2026-08-02", "2026-08-03"),  # a date that dates the event
+    ("the day before the August 3 release", "2026-08-02", "2026-08-03"),
+    ("2026-09-30前一天改了什么", "2026-09-29", "2026-09-30"),
+    ("昨天前一天做了什么", "2026-10-13", "2026-10-14"),
+    ("the week before 8月3日", "2026-07-27", "2026-08-03"),  # in either word order
+    ("August 3之前一周", "2026-07-27", "2026-08-03"),
+])
+def test_a_day_named_in_any_shape_dates_the_time_around_it(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query, word", [
+    ("the week before spring break", "break"),
+    ("what did we do the day after summer camp", "camp"),
+    ("the week after the fall release", "release"),
+    ("two days after last year's audit", "audit"),
+    ("the day after last month's release", "release"),
+    ("the day after last week's demo", "demo"),
+    ("after his trip in August 2026, what did he do", "trip"),
+])
+def test_a_time_word_inside_an_event_leaves_the_event_to_the_store(query, word):
+    """"spring break", "last year's audit": a season or a month says around when the event
+    was, not its day; the store dates it (the first version counted from the season's end)."""
+    h = parse(query, NOW)
+    assert h.anchor is not None and word in h.anchor.event, (days(query), h.anchor)
+
+
+@pytest.mark.parametrize("query", ["周三之前要交什么", "what did we do before Monday?"])
+def test_before_a_weekday_alone_names_no_stretch(query):
+    """As often a deadline as a stretch: the weekday (or nothing) as before the change."""
+    assert days(query) in (None, ("2026-10-14", "2026-10-15"))
+
+
+@pytest.mark.parametrize("query", ["what did we do 300 weeks before March 1, 0003",
+                                   "9998年11月1日365周后", "0001年1月1日前一天改了什么"])
+def test_a_count_past_the_calendars_ends_names_no_time_and_does_not_crash(query):
+    parse(query, NOW)
+
+
+def test_a_far_count_from_an_early_date_does_not_break_a_search(mem, monkeypatch):
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-01T10:00:00Z")
+    mem.save_fact("hello world")
+    mem.search("what did we do 300 weeks before March 1, 0003", mode="fts")
+
+
+@pytest.mark.parametrize("query, order", [
+    ("按最新的方案，超时设成多少？", NEWEST), ("最新的排序规则是什么？", NEWEST),
+    ("最新版本在前端是怎么配置的？", NEWEST),  # 在前 inside 在前端 is no sort order
+    ("列表现在还是按最新时间倒序吗？", NEWEST), ("Is the feed currently sorted newest first?", NEWEST),
+    ("Do we still show the latest posts first?", NEWEST),  # the sort phrase vetoes only itself
+    ("Which of the three queues are they using in the first version?", OLDEST),
+    ("Does the API return results latest-first?", None), ("Can we sort the list by most recent?", None),
+    ("Remind me which Node version we're on?", NEWEST), ("What are we using this queue for?", None),
+])
+def test_sort_orders_and_the_present_tense_under_review(query, order):
+    assert parse(query, NOW).order == order

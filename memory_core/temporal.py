@@ -71,7 +71,8 @@ _WEEKDAYS_EN = {d: i for i, d in enumerate(
 _WEEKDAYS_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 _ZH_NUM = {c: i for i, c in enumerate("零一二三四五六七八九十", 0)} | {"两": 2}
 _EN_NUM = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten".split())} | {"a": 1, "an": 1}
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())} | {"a": 1, "an": 1}
 
 
 def _num(text: str) -> int | None:
@@ -89,7 +90,8 @@ def _num(text: str) -> int | None:
     return None
 
 
-_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)"
+_N = (r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|"
+      r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)")
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
@@ -116,7 +118,8 @@ _PATTERN_SOURCES = (
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}(?![0-9A-Za-z])", "ymd"),
-    (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}})\s*[日号]", "ymd"),
+    (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
+     r"[一二三四五六七八九])\s*[日号]", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
     (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
     (r"(?P<rel>上上个?|上个?|这个?|本)?月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
@@ -242,9 +245,10 @@ _NEWEST = re.compile(
 _PRESENT = re.compile(r"\b(?:which|what)\b[^.?!。？]{0,50}?\b(?:are\s+(?:we|they)|we're|they're)\s+"
                       r"(?:on|using|running)\b(?![^.?!。？]*\bfor\s*[?？.]?\s*$)", re.I)
 # "latest first", "按最新时间倒序": an order to sort by, not a question about the newest value.
-_SORT_ORDER = re.compile(r"\b(?:latest|newest|most[\s-]+recent)(?:[\s-]+[\w-]+){0,2}?[\s-]+first\b|"
+_SORT_ORDER = re.compile(r"\b(?:latest|newest|most[\s-]+recent)(?:[\s-]+[\w-]+){0,2}?[\s-]+first"
+                         r"(?=\s*(?:[?.!,;)]|$|(?:in|on|by|when|and|or|please|order)\b))|"
                          r"\b(?:sort|order)(?:ed)?\s+(?:[\w-]+\s+){0,3}?by\s+(?:the\s+)?(?:most\s+recent|latest|newest)\b|"
-                         r"按最新(?:的)?(?:时间|日期|创建时间|更新时间)?(?:倒序|排序|排列|排)|"
+                         r"按最新(?:的)?(?:时间|日期|创建时间|更新时间)?(?:倒序|排序|排列|排(?=[吗呢么？?，,。！!]|$))|"
                          r"最新(?:的)?(?:在前(?!端)|排在?(?:前面|最前))", re.I)
 # "still" asks about now unless the question asks why ("why is the pod still pending").
 _STILL = re.compile(
@@ -295,6 +299,7 @@ def parse(query: str, now: datetime) -> TimeHint:
     calendar = _calendar_anchor(query, named)
     found = calendar[:3] if calendar else _anchor(query)
     event = found[0] if found else None
+    holiday = _holiday(event.event, today) if event and not calendar else None
     dated = calendar[3] if calendar else None
     if not calendar and found and any(c < (found[2][0] if found[1][0] < found[2][0] else found[1][0]) < d
                      for _, (c, d) in named):  # time words run from the event into what
@@ -302,12 +307,13 @@ def parse(query: str, now: datetime) -> TimeHint:
         # before last", the calendar's own phrases
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
         (a, b), (e, f) = found[1], found[2]
-        dated = dated or (None if event.until else _event_day(query, named, e, f, event))
+        dated = dated or (None if event.until or holiday else _event_day(query, named, e, f, event,
+                                                                         (a, e) if a < e else (a, b)))
         named = [(s, (c, d)) for s, (c, d) in named
                  if not (c < b and a < d or dated and c < f and e < d)]
     named = [(s, at) for s, at in named if s[0] <= today]  # a question asks what happened
     spans = [s for s, _ in named]
-    holiday = _holiday(event.event, today) if event else None
+    holiday = _holiday(event.event, today) if event and not calendar else None
     if dated or holiday:  # "国庆前一天", "the week before August 3, 2023", "8月3日发布的前一天":
         try:  # the calendar knows the event's days
             hint.start, hint.end = so_far(*event.stretch(*(dated or holiday), now), now)
@@ -326,31 +332,32 @@ def parse(query: str, now: datetime) -> TimeHint:
         hint.order = NEWEST
     elif _OLDEST.search(query) or _INITIAL.search(query) and not _HOW_TO.search(query):
         hint.order = OLDEST
-    elif _PRESENT.search(asks):
-        hint.order = NEWEST
+    elif _PRESENT.search(asks) and hint.start is None and hint.anchor is None:
+        hint.order = NEWEST  # "what tests are we running on August 3?" asks about that day
     return hint
 
 
-def _event_day(query: str, named: list, e: int, f: int, event: Anchor) -> tuple | None:
-    """The days of an event the query dates itself: one day named among the event's words
-    ("the week before August 3, 2023", "8月3日发布的前一天", "上周三之前一周") or a stretch that
-    is all of them ("the week before August"). A longer stretch inside other words only says
-    around when the event was ("after his trip in August", "last year's audit", "spring
-    break"): the store dates that event. Of days named side by side ("Monday, August 3",
-    "9月30日周三") the one said at length, the date rather than its weekday. Open-ended from
-    a day without a number ("周三之前") is no stretch: as often a deadline."""
-    inside = [(s, (c, d)) for s, (c, d) in named if c < f and e < d
+def _event_day(query: str, named: list, e: int, f: int, event: Anchor, rel: tuple) -> tuple | None:
+    """The days of an event the query dates itself: a day named among the event's words or
+    right after them ("the day before the August 3 release", "8月3日发布的前一天", "the week
+    before the launch on 2025-08-03"), two joined as a range ("the day after his trip from
+    August 3 to August 10"), or a stretch that is all of its words ("the week before
+    August"). A longer stretch among other words only says around when the event was ("after
+    his trip in August", "last year's audit", "spring break"): the store dates that event.
+    Open-ended from a day without a number ("周三之前") is no stretch: as often a deadline."""
+    named = [(s, (c, d)) for s, (c, d) in named if not (c < rel[1] and rel[0] < d)]  # "上线三天前"
+    inside = [(s, (c, d)) for s, (c, d) in named if (c < f and e < d or f <= c <= f + 1)
               and (s[0] == s[1] or c <= e and d >= f - (query[f - 1:f] == "的"))]
     if not inside or (event.first is None or event.last is None) and not any(
             ch.isdigit() for _, (c, d) in inside for ch in query[c:d]):
         return None
-    run = list(inside)
-    for s, (c, d) in sorted(named, key=lambda x: x[1]):
-        if s[0] == s[1] and (s, (c, d)) not in run and any(
-                0 <= c - d2 <= 2 and not query[d2:c].strip(" ,，") or
-                0 <= c2 - d <= 2 and not query[d:c2].strip(" ,，") for _, (c2, d2) in run):
-            run.append((s, (c, d)))
-    return max(run, key=lambda x: (x[1][1] - x[1][0], -(x[0][1] - x[0][0]).days))[0]
+    run = _side_by_side(query, named, inside)
+    first = _said_at_length(run)
+    hi = max(d for _, (c, d) in run)
+    for s, (c, d) in named:
+        if s[0] == s[1] and c > hi and _RANGE_JOIN.fullmatch(query[hi:c]) and s[0] > first[1]:
+            return first[0], s[1]
+    return first
 
 
 def _in_named_year(best: tuple, spans: list, today: date) -> tuple:
@@ -565,7 +572,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             else:
                 end = _month_end(first)
             return first, min(today, end) if first <= today else end
-        day = int(g["day"])
+        day = _num(g["day"])
+        if day is None or day > 31:
+            return None
         # a record's "3 月 29 日上线" may be ahead of it (by up to `ahead` days)
         d = date(year or _latest_year(month, day, today + timedelta(days=ahead)), month, day)
         return d, d
@@ -725,7 +734,8 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 # Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
-_EV_EN = r"(?P<ev>[A-Za-z][\w.-]{0,40}(?:'s)?(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})"  # "dance studio's grand opening"
+_EV_EN = (r"(?P<ev>(?:\d[\d/.]{0,9}\s+(?=[A-Za-z]))?[A-Za-z][\w.-]{0,40}(?:'s)?"  # "dance studio's grand
+          r"(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # opening", "the 2025 audit", "the 9/30 release"
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
@@ -850,7 +860,7 @@ def _anchor(query: str):
             if clause and g["subj"].startswith("the"):
                 words = [g["subj"].split()[-1]]
             for w in re.split(r"[ -]", re.sub(r"\s+", " ", g["ev"]).replace("'s", "")):
-                if clause and w.lower() in _EN_LIGHT:
+                if clause and w.lower() in _EN_LIGHT or not words and w.lower() == "the":
                     continue
                 if w.lower() in _EN_STOP or len(words) == 4:
                     break
@@ -882,6 +892,10 @@ def _anchor(query: str):
             return Anchor(event, *stretch, weekday=weekday), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
+        if m.start("ev") and query[m.start("ev") - 1].isdigit():  # "9月30日国庆前一天": the
+            digits = re.search(r"\d+$", query[:m.start("ev")])[0]  # date's last character is
+            event = (digits + event if event.startswith("年") and len(digits) == 4  # not the
+                     else event.lstrip("日号").strip())  # event's; "2025年国庆": the year's
         if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
                 or _TIME_WORDS.match(event)):
             continue
@@ -907,59 +921,128 @@ def _zh_relation(m) -> tuple:
 
 
 # A day the calendar names, and then where the time stands to it: "8月3日前三天",
-# "2026-09-30前一天", "August 3之前一周" (matched where the day's words end) ...
+# "2026-09-30前一天", "August 3之前一周", "8月3日后的周末", "8月3日以来" (matched where the
+# day's words end) ...
 _ZH_AFTER_DAY = re.compile(r"\s{0,3}的?(?:" + _ZH_COUNTED + "|" + "|".join(
     f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
+_ZH_WEEKEND_OF_DAY = re.compile(r"\s{0,3}的?(?:之|以)?(?P<dir>前|后)的?(?:那个|那一?个|这个)?周末")
+_ZH_AROUND_DAY = re.compile(r"\s{0,3}(?:前后|左右)")
+_ZH_SINCE_DAY = re.compile(r"\s{0,3}(?:以后|以来|起|开始|至今|到现在|后(?![一二三四五六七八九十两\d第的那]))")
 # ... or first where it stands, then the day: "the week before August 3, 2023", "two weeks
 # before August 11", "the Sunday before October 25", "the day after 2026-09-30", "after
-# August 3" (matched where the day's words begin; a weekday may restate the date).
+# August 3" (matched where the day's words begin; a weekday may restate the date) ...
 _EN_BEFORE_DAY = re.compile(
-    rf"(?:\b{_N}\s+(?P<nunit>days?|weeks?)\s+|\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|"
-    rf"weekend)\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>before|after|following|prior\s+to|ahead\s+of|"
-    rf"since)\s+(?:the\s+)?(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
+    rf"(?:\b{_N}\s+(?P<nunit>days?|weeks?|months?)\s+|\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|"
+    rf"weekend)\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>right\s+before|just\s+before|right\s+after|"
+    rf"just\s+after|before|after|following|prior\s+to|ahead\s+of|since)\s+(?:the\s+)?"
+    rf"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
+# ... where the day's words are all there is of it ("the day after August 3?", not "the day
+# before the August 3 release", whose date dates the release: see _event_day).
+_EN_DAY_ENDS = re.compile(r"\s*(?:$|[,.;:!?，。？！)）]|(?:what|how|which|who|whom|did|do|does|was|"
+                          r"were|is|are|and|or|to|in|on|at|for|with|when|while|i|we|you|they|he|"
+                          r"she|it|involving|about|by)\b)", re.I)
+# A count of days from now ("三天前"), not a day said beside a date ("8月3日三天前").
+_COUNT_WORDS = re.compile(r"[\d一二三四五六七八九十两]+\s*(?:天|日|周|个星期|个礼拜|个月)(?:之|以)?[前后]$")
+
+
+def _side_by_side(query: str, named: list, run: list) -> list:
+    """`run` and the single days named right beside it ("Monday, August 3", "9月30日（周三）")."""
+    run = list(run)
+    for _ in range(3):
+        more = [(s, (c, d)) for s, (c, d) in named if s[0] == s[1] and (s, (c, d)) not in run
+                and not _COUNT_WORDS.match(query[c:d]) and any(
+                    0 <= c - d2 <= 3 and not query[d2:c].strip(" ,，()（）") or
+                    0 <= c2 - d <= 3 and not query[d:c2].strip(" ,，()（）") for _, (c2, d2) in run)]
+        if not more:
+            break
+        run += more
+    return run
+
+
+def _said_at_length(run: list) -> tuple:
+    """Of days named side by side, the one said at length: the date, not its weekday."""
+    return max(run, key=lambda x: (x[1][1] - x[1][0], -(x[0][1] - x[0][0]).days))[0]
+
+
+def _weekend(day: date, after: bool) -> tuple:
+    """The Saturday and Sunday after (or before) a day."""
+    sat = day + timedelta(days=(5 - day.weekday()) % 7 or 7) if after \
+        else day - timedelta(days=(day.weekday() - 6) % 7 or 7) - timedelta(days=1)
+    return sat, sat + timedelta(days=1)
 
 
 def _calendar_anchor(query: str, named: list):
     """Like _anchor, for a time counted from a day the query names by the calendar rather
     than from an event: (Anchor, span of the relation's words, span of the day's words, the
-    day as (first, last)) or None. Of days said side by side ("Monday, August 3", "9月30日周三")
-    the one said at length, the date rather than its weekday. "Before Monday", "周三之前"
-    name no stretch: as often a deadline."""
-    days = sorted(((s, at) for s, at in named if s[0] == s[1]), key=lambda x: x[1])
-    for s, (c, d) in days:
-        run = [(s, (c, d))] + [(s2, (c2, d2)) for s2, (c2, d2) in days
-                               if (0 <= c - d2 <= 2 and not query[d2:c].strip(" ,，"))
-                               or (0 <= c2 - d <= 2 and not query[d:c2].strip(" ,，"))]
-        day, (c1, d1) = max(run, key=lambda x: x[1][1] - x[1][0])
+    day as (first, last)) or None. "Before Monday", "周三之前" name no stretch (as often a
+    deadline); "since last August", "8月以来" count from a longer stretch's first day."""
+    seen: list = []
+    for seed in sorted(named, key=lambda x: (x[0][0] != x[0][1], x[1])):
+        if seed in seen or _COUNT_WORDS.match(query[seed[1][0]:seed[1][1]]):
+            continue
+        one = seed[0][0] == seed[0][1]
+        run = _side_by_side(query, named, [seed]) if one else [seed]
+        seen += run
+        day = _said_at_length(run)
         lo, hi = min(x[1][0] for x in run), max(x[1][1] for x in run)
-        dated = any(ch.isdigit() for ch in query[lo:hi])  # not "周三之前", "before Monday"
-        m = _ZH_AFTER_DAY.match(query, hi)
-        if m and (dated or not (m["r8"] or m["r9"])):
-            stretch, weekday = _zh_relation(m)
-            if stretch is not None:
-                return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, m.end()), (lo, hi), day
-        m = _EN_BEFORE_DAY.search(query, 0, lo)
-        if m:
-            g = m.groupdict()
-            rel = re.sub(r"\s+", " ", g["rel"].lower()).replace("following", "after")
-            weekday = None
-            if g["n"]:
-                stretch = _counted(g["n"], g["nunit"].lower().startswith("week"), rel != "after")
-            elif g["wd"]:
-                weekday, stretch = _WEEKDAYS_EN[g["wd"].lower()], _STRETCH.get("week " + rel)
-            elif g["unit"] and g["unit"].lower() == "weekend" and rel in ("before", "after"):
-                first = day[0] + timedelta(days=(5 - day[0].weekday()) % 7 or 7) if rel == "after" \
-                    else day[0] - timedelta(days=(day[0].weekday() - 6) % 7 or 7) - timedelta(days=1)
-                return Anchor(query[lo:hi], 0, 1), (m.start(), hi), (lo, hi), (first, first)
-            elif g["unit"]:
-                stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
-            elif dated:
-                stretch = _STRETCH.get(_EN_REL.get(rel))
-            else:
-                continue
-            if stretch is not None:
-                return Anchor(query[lo:hi], *stretch, weekday=weekday), (m.start(), hi), (lo, hi), day
+        found = _zh_after_day(query, lo, hi, day, one) or (
+            _en_before_day(query, lo, hi, day, one) if _EN_DAY_ENDS.match(query, hi) else None)
+        if found:
+            return found
     return None
+
+
+def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
+    dated = any(ch.isdigit() for ch in query[lo:hi])  # not "周三之前"
+    if "(" in query[lo:hi] or "（" in query[lo:hi]:  # "8月3日（周一）前一天"
+        hi += len(query[hi:hi + 2]) - len(query[hi:hi + 2].lstrip(")） "))
+    m = _ZH_WEEKEND_OF_DAY.match(query, hi)
+    if one and m:
+        return Anchor(query[lo:hi], 0, 0), (hi, m.end()), (lo, hi), _weekend(day[0], m["dir"] == "后")
+    m = _ZH_AFTER_DAY.match(query, hi)
+    if one and m and (dated or not (m["r8"] or m["r9"])):
+        stretch, weekday = ((None, -1), None) if m["r8"] else ((1, None), None) if m["r9"] else _zh_relation(m)
+        if stretch is not None:
+            return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, m.end()), (lo, hi), day
+    m = _ZH_AROUND_DAY.match(query, hi)
+    if one and m:  # "8月3日前后"
+        return Anchor(query[lo:hi], -3, 3), (hi, m.end()), (lo, hi), day
+    m = _ZH_SINCE_DAY.match(query, hi) or (_ZH_AFTER_DAY.match(query, hi) if not one else None)
+    if m and (dated or not one) and (not one or m.re is _ZH_SINCE_DAY) and (
+            m.re is _ZH_SINCE_DAY or m["r9"]):
+        return Anchor(query[lo:hi], 0, None), (hi, m.end()), (lo, hi), day
+    return None
+
+
+def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
+    m = _EN_BEFORE_DAY.search(query, max(0, lo - 80), lo)  # bounded: a long query, many dates
+    if not m:
+        return None
+    g = m.groupdict()
+    rel = re.sub(r"\s+", " ", g["rel"].lower()).replace("following", "after")
+    dated = any(ch.isdigit() for ch in query[lo:hi])  # not "before Monday"
+    weekday = None
+    if not one:
+        stretch = _STRETCH["since"] if rel == "since" and not (g["n"] or g["unit"] or g["wd"]) else None
+    elif g["n"] and g["nunit"].lower().startswith("month"):  # "a month after": give or take a week
+        n = _num(g["n"])
+        stretch = None if n is None or n > 12 else (
+            (30 * n - 7, 30 * n + 7) if rel == "after" else (-30 * n - 7, -30 * n + 7))
+    elif g["n"]:
+        stretch = _counted(g["n"], g["nunit"].lower().startswith("week"), rel != "after")
+    elif g["wd"]:
+        weekday, stretch = _WEEKDAYS_EN[g["wd"].lower()], _STRETCH.get("week " + rel)
+    elif g["unit"] and g["unit"].lower() == "weekend" and rel in ("before", "after"):
+        return Anchor(query[lo:hi], 0, 0), (m.start(), hi), (lo, hi), _weekend(day[0], rel == "after")
+    elif g["unit"]:
+        stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
+    elif dated or rel == "since":  # a day, unlike an event, is all before or after what it names
+        stretch = {"before": (None, -1), "after": (1, None)}.get(_EN_REL.get(rel)) or _STRETCH.get(_EN_REL.get(rel))
+    else:
+        return None
+    if stretch is None:
+        return None
+    return Anchor(query[lo:hi], *stretch, weekday=weekday), (m.start(), hi), (lo, hi), day
 
 
 def _following(count: str, weeks: bool, before: bool):
@@ -989,8 +1072,12 @@ def _holiday(event: str, today: date):
     if event in _BREAKS:
         began = [s for s in map(lambda k: _holiday(k, today), _HOLIDAYS) if s and s[0] < today]
         return max(began) if began else None
-    rel, name = re.match(r"(去年|今年)?(.*?)节?(?:假期)?$", event.lower()).groups()
-    return _span("holiday", {"hol": name, "rel": rel}, today) if name in _HOLIDAYS else None
+    year, rel, name = re.match(r"(?:(\d{4})\s*年的?)?(去年|今年)?(.*?)节?(?:假期)?$", event.lower()).groups()
+    if name not in _HOLIDAYS:
+        return None
+    if year and 1900 <= int(year) <= 2100:  # "2025年国庆"
+        return _holiday_days(name, int(year))
+    return _span("holiday", {"hol": name, "rel": rel}, today)
 
 
 _BEGINNING = re.compile(r"^(?:(?:这个)?项目|工程)?(?:刚刚?|最)?(?:开始|启动|开工|立项|起步)$|"

@@ -734,7 +734,8 @@ _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "afte
            "at the time of": "on", "on the day of": "on"}
 _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 # Words are bounded ({0,40}) so a long run of letters costs a pass, not one per position.
-_EV_EN = (r"(?P<ev>(?:\d[\d/.]{0,9}\s+(?=[A-Za-z]))?[A-Za-z][\w.-]{0,40}(?:'s)?"  # "dance studio's grand
+_EV_EN = (r"(?P<ev>(?:(?:\d{4}|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?)\s+(?=[A-Za-z]))?"  # a year or a date,
+          r"[A-Za-z][\w.-]{0,40}(?:'s)?"  # not "after 40 min"; "dance studio's grand
           r"(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # opening", "the 2025 audit", "the 9/30 release"
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"

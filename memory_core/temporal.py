@@ -917,8 +917,7 @@ def _zh_relation(m) -> tuple:
                         m["ndir"] == "前"), None
     if m["wd"]:
         return _STRETCH["week before" if m["wdir"] == "前" else "week after"], _WEEKDAYS_ZH[m["wd"]]
-    rel = next(name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None)
-    return _STRETCH[rel], None
+    return _STRETCH[_zh_rel(m)], None
 
 
 # A day the calendar names, and then where the time stands to it: "8月3日前三天",
@@ -993,29 +992,42 @@ def _calendar_anchor(query: str, named: list):
     return None
 
 
+def _zh_rel(m) -> str | None:
+    """The name of the _ZH_REL relation a match holds ("before" for 之前), if any."""
+    return next((name for i, (name, _) in enumerate(_ZH_REL) if m[f"r{i}"] is not None), None)
+
+
 def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
+    """_calendar_anchor's reading of a relation after the day's words ("8月3日前三天")."""
     dated = any(ch.isdigit() for ch in query[lo:hi])  # not "周三之前"
     if "(" in query[lo:hi] or "（" in query[lo:hi]:  # "8月3日（周一）前一天"
         hi += len(query[hi:hi + 2]) - len(query[hi:hi + 2].lstrip(")） "))
-    m = _ZH_WEEKEND_OF_DAY.match(query, hi)
-    if one and m:
-        return Anchor(query[lo:hi], 0, 0), (hi, m.end()), (lo, hi), _weekend(day[0], m["dir"] == "后")
-    m = _ZH_AFTER_DAY.match(query, hi)
-    if one and m and (dated or not (m["r8"] or m["r9"])):
-        stretch, weekday = ((None, -1), None) if m["r8"] else ((1, None), None) if m["r9"] else _zh_relation(m)
+
+    def found(stretch, end, days=day, weekday=None):
+        return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, end), (lo, hi), days
+
+    weekend, rel = _ZH_WEEKEND_OF_DAY.match(query, hi), _ZH_AFTER_DAY.match(query, hi)
+    around, since = _ZH_AROUND_DAY.match(query, hi), _ZH_SINCE_DAY.match(query, hi)
+    name = _zh_rel(rel) if rel else None
+    if one and weekend:  # "8月3日后的周末"
+        return found((0, 0), weekend.end(), _weekend(day[0], weekend["dir"] == "后"))
+    if one and rel and (dated or name not in ("before", "after")):
+        # a day, unlike an event, is all before or after what it names
+        stretch, weekday = {"before": ((None, -1), None), "after": ((1, None), None)}.get(
+            name) or _zh_relation(rel)
         if stretch is not None:
-            return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, m.end()), (lo, hi), day
-    m = _ZH_AROUND_DAY.match(query, hi)
-    if one and m:  # "8月3日前后"
-        return Anchor(query[lo:hi], -3, 3), (hi, m.end()), (lo, hi), day
-    m = _ZH_SINCE_DAY.match(query, hi) or (_ZH_AFTER_DAY.match(query, hi) if not one else None)
-    if m and (dated or not one) and (not one or m.re is _ZH_SINCE_DAY) and (
-            m.re is _ZH_SINCE_DAY or m["r9"]):
-        return Anchor(query[lo:hi], 0, None), (hi, m.end()), (lo, hi), day
+            return found(stretch, rel.end(), weekday=weekday)
+    if one and around:  # "8月3日前后"
+        return found((-3, 3), around.end())
+    if since and (dated or not one):  # "8月3日以来", "8月以来" (not "周三以后")
+        return found((0, None), since.end())
+    if not one and name == "after":  # "8月之后"
+        return found((0, None), rel.end())
     return None
 
 
 def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
+    """_calendar_anchor's reading of a relation before the day's words ("the week before")."""
     m = _EN_BEFORE_DAY.search(query, max(0, lo - 80), lo)  # bounded: a long query, many dates
     if not m:
         return None
@@ -1038,7 +1050,8 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
     elif g["unit"]:
         stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
     elif dated or rel == "since":  # a day, unlike an event, is all before or after what it names
-        stretch = {"before": (None, -1), "after": (1, None)}.get(_EN_REL.get(rel)) or _STRETCH.get(_EN_REL.get(rel))
+        stretch = {"before": (None, -1), "after": (1, None)}.get(_EN_REL.get(rel)) or \
+            _STRETCH.get(_EN_REL.get(rel))
     else:
         return None
     if stretch is None:

@@ -175,6 +175,21 @@ def history(conn, ids) -> dict:
     return out  # a tombstone wins
 
 
+def statuses(conn, hidden: dict) -> dict:
+    """{id: (status, replaced by)} for hidden chunks ({id: the ids it was made from}), as a
+    search shows them: a fact hidden because a line it was made from was replaced says what
+    replaced the line, and "replaced by" names the fact a replacing line was consolidated
+    into (`shown_as`)."""
+    out = history(conn, hidden) if hidden else {}
+    through = {i: ev for i, ev in hidden.items() if i not in out}
+    if through:
+        lines = history(conn, {e for ev in through.values() for e in ev if isinstance(e, str)})
+        for i, ev in through.items():
+            out.update({i: lines[e] for e in ev if lines.get(e, ("",))[0] == "superseded"})
+    shown = shown_as(conn, (by for _, by in out.values()))
+    return {i: (what, shown.get(by, by)) for i, (what, by) in out.items()}
+
+
 def shown_as(conn, ids) -> dict:
     """{id: the fact it was consolidated into} for those of `ids` that a fact lists as its
     evidence: search shows the fact in the line's place (search.collapse), so "superseded by"

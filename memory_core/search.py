@@ -397,19 +397,8 @@ def load_hits(conn, ranked: list, project=None) -> list:
         rows.update({pk: by_id.get(p) for pk, p in parents.items()})
     live = [r for r in rows.values() if r is not None]
     refs_of = _refs(conn, [r["pk"] for r in live], project)
-    hidden = [r["id"] for r in live if r["hidden"]]
-    status = corrections.history(conn, hidden) if hidden else {}
-    # a fact hidden because a line it was made from was replaced: what replaced the line
-    through = {r["id"]: json.loads(r["evidence"] or "[]") for r in live
-               if r["hidden"] and r["id"] not in status}
-    if through:
-        lines = corrections.history(conn, {e for ev in through.values() for e in ev
-                                           if isinstance(e, str)})
-        for rid, ev in through.items():
-            status.update({rid: lines[e] for e in ev if lines.get(e, ("",))[0] == "superseded"}
-                          if rid not in status else {})
-    shown = corrections.shown_as(conn, (by for _, by in status.values()))
-    status = {rid: (what, shown.get(by, by)) for rid, (what, by) in status.items()}
+    status = corrections.statuses(conn, {r["id"]: json.loads(r["evidence"] or "[]")
+                                         for r in live if r["hidden"]})
     hits = []
     for rk in ranked:
         r = rows.get(rk.pk)
@@ -618,8 +607,9 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     # in a question about now, every current record among the first ABOUT_SPAN is judged too:
     # a replaced value comes after those about the question, however many there are
     replaced = now and any(h.status == "superseded" for h in hits[:ABOUT_SPAN])
+    in_head = {id(h) for h in head}
     judged = head + ([h for h in hits[:ABOUT_SPAN] if h.status == "active" and h.timestamp
-                      and h.type not in DIGESTS and all(h is not x for x in head)] if replaced else [])
+                      and h.type not in DIGESTS and id(h) not in in_head] if replaced else [])
     pks = [h.pk for h in judged]
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     count = dict.fromkeys(pks, 0.0)

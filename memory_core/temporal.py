@@ -298,22 +298,22 @@ def parse(query: str, now: datetime) -> TimeHint:
     named = list(zip(*_spans(query, today)))  # [(days, where the words are)]
     calendar = _calendar_anchor(query, named)
     found = calendar[:3] if calendar else _anchor(query)
+    if found and not calendar:
+        (a, _), (e, _) = found[1], found[2]
+        seam = e if a < e else a  # where the relation's words meet the event's
+        if any(c < seam < d for _, (c, d) in named):  # time words across it are the calendar's
+            found = None  # own phrase: "the day before yesterday", "the week before last"
     event = found[0] if found else None
     holiday = _holiday(event.event, today) if event and not calendar else None
     dated = calendar[3] if calendar else None
-    if not calendar and found and any(c < (found[2][0] if found[1][0] < found[2][0] else found[1][0]) < d
-                     for _, (c, d) in named):  # time words run from the event into what
-        found = event = None  # places the time around it: "the day before yesterday", "the week
-        # before last", the calendar's own phrases
     if found:  # "上线两天前", "上线前那周的周一" count from the event, not from today
         (a, b), (e, f) = found[1], found[2]
-        dated = dated or (None if event.until or holiday else _event_day(query, named, e, f, event,
-                                                                         (a, e) if a < e else (a, b)))
+        if dated is None and not (event.until or holiday):
+            dated = _event_day(query, named, e, f, event, (a, e) if a < e else (a, b))
         named = [(s, (c, d)) for s, (c, d) in named
                  if not (c < b and a < d or dated and c < f and e < d)]
     named = [(s, at) for s, at in named if s[0] <= today]  # a question asks what happened
     spans = [s for s, _ in named]
-    holiday = _holiday(event.event, today) if event and not calendar else None
     if dated or holiday:  # "国庆前一天", "the week before August 3, 2023", "8月3日发布的前一天":
         try:  # the calendar knows the event's days
             hint.start, hint.end = so_far(*event.stretch(*(dated or holiday), now), now)
@@ -1059,23 +1059,29 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
     return Anchor(query[lo:hi], *stretch, weekday=weekday), (m.start(), hi), (lo, hi), day
 
 
-def _following(count: str, weeks: bool, before: bool):
-    """The stretch of "后三天" / "前两周" (the days right after / before an event); None when
-    the count is no number."""
+def _days_in(count: str, weeks: bool) -> int | None:
+    """Days in "三天" / "two weeks"; None when the count is no number or over a year (the
+    calendar's margin, see in_calendar)."""
     n = _num(count)
     if n is None or n > (52 if weeks else 365):
         return None
-    n *= 7 if weeks else 1
-    return (-n, -1) if before else (1, n)
+    return 7 * n if weeks else n
+
+
+def _following(count: str, weeks: bool, before: bool):
+    """The stretch of "后三天" / "前两周" (the days right after / before an event); None when
+    the count is no number."""
+    n = _days_in(count, weeks)
+    return None if n is None else (-n, -1) if before else (1, n)
 
 
 def _counted(count: str, weeks: bool, before: bool):
     """The stretch of "两天后" / "three days before" / "一周后" (a week give or take three
     days) around an event; None when the count is no number."""
-    n = _num(count)
-    if n is None or n > (52 if weeks else 365):  # a year at most: the calendar's margin
+    n = _days_in(count, weeks)
+    if n is None:
         return None
-    n, spread = (7 * n, 3) if weeks else (n, 0)
+    spread = 3 if weeks else 0
     return (-n - spread, -n + spread) if before else (n - spread, n + spread)
 
 

@@ -212,7 +212,7 @@ NOW = datetime(2026, 10, 15, 12, tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize("query", [
-    # new alternatives that fire in how-to questions (none of these read a time before 4ff5afa)
+    # how-to questions the new "now" alternatives fired in (none read a time before 4ff5afa)
     "how do I switch to another branch in git",
     "How to switch to the dev profile in Spring Boot?",
     "Are there any more TODOs in the auth module?",
@@ -222,12 +222,6 @@ NOW = datetime(2026, 10, 15, 12, tzinfo=timezone.utc)
     "改了没提交的文件怎么恢复",
     "我已经改了配置，为什么还不生效",
     "已经切到新分支了，怎么看 diff",
-])
-def test_a_how_to_question_is_not_read_as_asking_for_the_current_value(query):
-    assert parse(query, NOW).order is None
-
-
-@pytest.mark.parametrize("query", [
     # the same exclusions the commit made, in their next most common wording
     "我们现在要上线一个新服务，要注意什么",  # 我现在要 is excluded
     "Python 怎么获取当前时间",  # 当前用户 / 当前目录 are excluded
@@ -235,12 +229,7 @@ def test_a_how_to_question_is_not_read_as_asking_for_the_current_value(query):
     "datetime.now() returns a naive datetime, why?",
     "After the fix, why is the test still failing?",  # "Why is the build still slow?" is excluded
     "Why is the pod still in Pending state?",
-])
-def test_the_exclusions_cover_their_next_most_common_wording(query):
-    assert parse(query, NOW).order is None
-
-
-@pytest.mark.parametrize("query", [
+    # how-to questions not asking for the first value
     "Getting started with pytest fixtures?",
     "How do I get started with the codebase?",
     "how to insert at the beginning of a list in python",
@@ -250,7 +239,7 @@ def test_the_exclusions_cover_their_next_most_common_wording(query):
     "刚建的表怎么查不到数据",  # 刚建 = "just created"
     "这个接口本来就不支持分页吗",
 ])
-def test_a_how_to_question_is_not_read_as_asking_for_the_first_value(query):
+def test_how_to_questions_and_other_senses_of_now_and_first_ask_for_no_order(query):
     assert parse(query, NOW).order is None
 
 
@@ -404,41 +393,25 @@ def test_a_consolidated_fact_replaced_through_its_line_says_what_replaced_it(mem
     assert hits[1].superseded_by == v2["id"], [(h.id, h.status, h.superseded_by) for h in hits]
 
 
-def test_superseded_by_names_the_fact_the_replacement_was_consolidated_into(mem, monkeypatch):
-    """The replacement, saved as a line, is consolidated into a fact at sessionEnd; search
-    then shows the fact in its place, so "superseded by" names the fact, the record the
-    reader sees right above, not a line id found nowhere in the answer."""
-    at(monkeypatch, "2026-09-01T10:00:00Z")
-    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
-    at(monkeypatch, "2026-09-05T10:00:00Z")
-    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
-    at(monkeypatch, "2026-09-05T18:00:00Z")
-    mem.consolidate(embed=False)
-    at(monkeypatch, "2026-10-01T10:00:00Z")
-    for history in (False, True):
-        hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts", history=history)
-        current, old = hits[0], hits[1]
-        assert current.id.startswith("fact-") and v2["id"] in current.evidence
-        assert old.id == v1["id"] and old.superseded_by == current.id, \
-            [(h.id, h.status, h.superseded_by) for h in hits]
-
-
-@pytest.mark.parametrize("consolidate_v3", [False, True])
+@pytest.mark.parametrize("then", [None, "saved", "consolidated"])
 @pytest.mark.parametrize("history", [False, True])
-def test_superseded_by_names_the_shown_fact_when_that_fact_was_replaced_since(
-        mem, monkeypatch, consolidate_v3, history):
-    """3600 (v1) -> 86400 (v2, consolidated into a fact) -> 7200 (v3): the answer shows the
-    86400 fact, replaced, in v2's place, so v1 is "superseded by" that fact (found by a
-    review: only a fact still current was named)."""
+def test_superseded_by_names_the_fact_the_replacement_was_consolidated_into(
+        mem, monkeypatch, then, history):
+    """3600 (v1) -> 86400 (v2, a line consolidated into a fact at sessionEnd): search shows
+    the fact in v2's place, so v1 is "superseded by" that fact, the record the reader sees,
+    not a line id found nowhere in the answer. Also when the fact was replaced since by 7200
+    (v3, `then` saved or consolidated too; found by a review: only a fact still current was
+    named)."""
     at(monkeypatch, "2026-09-01T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
     at(monkeypatch, "2026-09-05T10:00:00Z")
     v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
     at(monkeypatch, "2026-09-05T18:00:00Z")
     mem.consolidate(embed=False)
-    at(monkeypatch, "2026-09-10T10:00:00Z")
-    mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=v2["id"])
-    if consolidate_v3:
+    if then:
+        at(monkeypatch, "2026-09-10T10:00:00Z")
+        mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=v2["id"])
+    if then == "consolidated":
         at(monkeypatch, "2026-09-10T18:00:00Z")
         mem.consolidate(embed=False)
     at(monkeypatch, "2026-10-01T10:00:00Z")
@@ -446,6 +419,8 @@ def test_superseded_by_names_the_shown_fact_when_that_fact_was_replaced_since(
     old = next(h for h in hits if h.id == v1["id"])
     middle = next(h for h in hits if v2["id"] in h.evidence)
     assert middle.id.startswith("fact-") and v2["id"] not in ids(hits)
+    if then is None:
+        assert hits[0] is middle and hits[1] is old
     assert old.superseded_by == middle.id, [(h.id, h.status, h.superseded_by) for h in hits]
 
 

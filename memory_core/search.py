@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
 
-from . import corrections, vectors
+from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
@@ -47,6 +47,13 @@ PARTS_DEPTH = 100
 REPLY_LIFT = 1.2
 REPLY_DEPTH = 5
 REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
+# A question in one language also finds notes in the other: its glossary terms' words in
+# the other language are a keyword list of their own, fused at this weight, without the
+# first BRIDGE_AFTER records the question's own words found (a note that says a word in
+# both languages is not counted twice over the one that answers; bilingual.py,
+# docs/retrieval.md "Across languages"). 0: no bridge.
+BRIDGE_WEIGHT = 0.3
+BRIDGE_AFTER = 5
 # Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 
@@ -202,9 +209,10 @@ class Filters:
         return out
 
 
-def fts_candidates(conn, query: str, filters: Filters, k: int) -> list:
-    """[(pk, bm25 score, higher better)]."""
-    match = match_of(affordable(conn, weighted_terms(query)))
+def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | None = None) -> list:
+    """[(pk, bm25 score, higher better)]; `terms`: these (phrase, weight) instead of the
+    query's own."""
+    match = match_of(affordable(conn, weighted_terms(query) if terms is None else terms))
     if not match:
         return []
     where, params = filters.sql()
@@ -349,13 +357,15 @@ def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) 
 
 
 def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT,
-         dated: list = ()) -> list:
+         dated: list = (), bridged: list = ()) -> list:
     """Weighted Reciprocal Rank Fusion: [Ranked], best first.
     `dated`: the keyword list again, searched only within the days the query names ("昨天",
     "on Sept 12"); it adds to the score like the main list, so a record of that day counts
     twice. (A filter would lose the MEMORY.md section a dated question also needs; a fixed
     boost found fewer, LoCoMo R@5 0.665 against 0.671; a dated vector list as well added
-    nothing and costs a second scan of every vector.)"""
+    nothing and costs a second scan of every vector.)
+    `bridged`: the keyword list of the query's words in the other language, at
+    BRIDGE_WEIGHT."""
     table: dict = {}
     for rank, (pk, s) in enumerate(fts, 1):
         table[pk] = Ranked(pk, 1.0 / (k + rank), rank, s)
@@ -367,6 +377,9 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
         row = table.setdefault(pk, Ranked(pk, 0.0))
         row.score += 1.0 / (k + rank)
         row.dated_rank = rank
+    for rank, (pk, s) in enumerate(bridged, 1):
+        row = table.setdefault(pk, Ranked(pk, 0.0))
+        row.score += BRIDGE_WEIGHT / (k + rank)
     return sorted(table.values(), key=lambda r: -r.score)
 
 
@@ -747,6 +760,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     now = clock()
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
+    bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT else []
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -776,12 +790,18 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 v, early = qvec()
                 vec = vector_candidates(conn, v, scope, k, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
+            bridged = []
+            if bridge and mode != "vector":  # a note in the other language
+                first = {pk for pk, _ in fts[:BRIDGE_AFTER]}
+                bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge)
+                           if r[0] not in first]
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)
             full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
-            fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
-            ranked = fuse(fts, vec, *fusion, dated=dated)
+            fts, vec, dated, bridged = (lines_over_parts(conn, found)
+                                        for found in (fts, vec, dated, bridged))
+            ranked = fuse(fts, vec, *fusion, dated=dated, bridged=bridged)
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)
             hits = collapse(load_hits(conn, ranked, project))

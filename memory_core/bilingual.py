@@ -1,0 +1,213 @@
+"""A keyword bridge between Chinese and English: a question in one language finds a note
+written in the other ("设备的密钥多久轮换一次" → "Device secrets are rotated every 90 days").
+
+The keyword side matches words, and the offline test model reads only English, so before
+this a cross-lingual question was found by the vectors of a bilingual model or not at all.
+A glossary of terms engineers use in notes (zh_en_terms.txt, one concept a line) gives the
+query's words their words in the other language, which search runs as a keyword list of
+their own (search.BRIDGE_WEIGHT). Only the other language: a word's synonyms in its own
+language are not added. docs/retrieval.md "Across languages" has the figures.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from . import text
+from .text import STOPWORDS_EN, folded
+
+_TERMS_FILE = "zh_en_terms.txt"
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# What a query is read as, left to right: a link, a `code span`, a run of Chinese, or an
+# ASCII word with what joins it to others (sqlite-vec, CORS_ORIGINS, on-call, src/app.py).
+# Every alternative ends where its characters do, so one pass is linear in the query.
+_PIECE = re.compile(rf"https?://\S+|`[^`\n]*`|[{_CJK}]+|[A-Za-z0-9_.~:@#+\\/-]+")
+_ZH_RUN = re.compile(rf"[{_CJK}]+")
+_JOINERS = re.compile(r"[-_.:@#+]")
+# The longest English term, in words, and Chinese term, in characters, the file may hold.
+_EN_MAX_WORDS = 4
+_ZH_MAX_CHARS = 9
+# A query's bridge terms are capped: each costs a posting walk like any query term.
+MAX_TERMS = 12
+
+_STOP_WORDS = {(w,) for w in STOPWORDS_EN}  # a stopword alone is no term ("on", "up")
+
+_glossary: tuple[dict, dict] | None = None
+
+
+def bridge_terms(query: str) -> list[tuple[str, int]]:
+    """FTS5 phrases, weight 1, for the other-language words of the query's glossary terms.
+    English is matched in its forms by the index's Porter stemmer (rotate: rotated,
+    rotation); a Chinese word of three or more characters is the phrase of its bigrams, as
+    text.index_terms cuts it."""
+    if not query:
+        return []
+    zh_to_en, en_to_zh = _load()
+    if not zh_to_en:
+        return []
+    found: list[str] = []
+    english: list[tuple | None] = []  # the words English terms are looked up in; None: a break
+    for m in _PIECE.finditer(folded(query)):
+        piece = m.group()
+        if _ZH_RUN.fullmatch(piece):
+            english.append(None)
+            for word in _zh_words(piece, zh_to_en):
+                found += [t for t in zh_to_en[word] if not _all_stopwords(t)]
+            continue
+        piece = piece.strip("_.~:@#+-").lower()
+        if piece.isalnum():
+            english.append((piece,))
+        elif piece.startswith(("http", "`")) or "/" in piece or "\\" in piece:
+            english.append(None)  # a link, code or a path: names
+        else:  # a name; one the glossary lists as a term ("on-call", "e-mail") is a word
+            words = tuple(_JOINERS.split(piece))
+            english.append(words if words in en_to_zh else None)
+    for term in _en_words(english, en_to_zh):
+        found += [_zh_phrase(w) for w in en_to_zh[term]]
+    return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
+
+
+def _zh_words(run: str, zh_to_en: dict) -> list[str]:
+    """The glossary words in a run of Chinese, as the run is best cut into words (a glossary
+    word never straddles two: 工作日志 is 工作 + 日志, not 工作日 + 志). The cut is
+    text.segment's, with the glossary's words as words too."""
+    rank = text._load_words()
+    single = math.log(len(rank) + 2) + 3
+    listed = math.log(len(rank) / 4 + 2)  # a glossary word not in the list: a middling one
+    best = [0.0] + [math.inf] * len(run)
+    back = [0] * (len(run) + 1)
+    for i in range(1, len(run) + 1):
+        for n in range(1, min(_ZH_MAX_CHARS, i) + 1):
+            w = run[i - n:i]
+            if n == 1:
+                cost = single
+            elif w in rank:
+                cost = math.log(rank[w] + 2)
+            elif w in zh_to_en:
+                cost = listed
+            else:
+                continue
+            if best[i - n] + cost < best[i]:
+                best[i], back[i] = best[i - n] + cost, n
+    words, i = [], len(run)
+    while i:
+        words.append(run[i - back[i]:i])
+        i -= back[i]
+    words.reverse()
+    # a glossary term may be two words of the cut (代码 + 冻结: 代码冻结)
+    out, i = [], 0
+    while i < len(words):
+        joined, longest = "", None
+        for j in range(i, len(words)):
+            joined += words[j]
+            if len(joined) > _ZH_MAX_CHARS:
+                break
+            if joined in zh_to_en:
+                longest = (joined, j + 1)
+        if longest:
+            out.append(longest[0])
+            i = longest[1]
+        else:
+            i += 1
+    return out
+
+
+def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[str, ...]]:
+    """The glossary terms among the query's English words (`tokens`: a word, or a listed
+    term like on-call, as a tuple of words; None where a name or Chinese breaks the
+    sentence), longest first at each place; a last word is looked up as itself and in its
+    base forms (cancelled: cancelled, cancel)."""
+    out, i = [], 0
+    while i < len(tokens):
+        for n in range(min(_EN_MAX_WORDS, len(tokens) - i), 0, -1):
+            words = tokens[i:i + n]
+            if None in words or (n == 1 and words[0] in _STOP_WORDS):
+                continue
+            flat = tuple(w for token in words for w in token)
+            head, last = flat[:-1], flat[-1]
+            found = [head + (base,) for base in _bases(last) if head + (base,) in en_to_zh]
+            if found:
+                out += found
+                i += n
+                break
+        else:
+            i += 1
+    return out
+
+
+def _bases(word: str) -> list[str]:
+    """The forms a glossary may list an English word under: itself, then without its
+    inflection (trucks, rotated, caching, retries, stopped)."""
+    out = [word]
+    if len(word) > 4 and word.endswith(("ies", "ied")):
+        out.append(word[:-3] + "y")
+    if len(word) > 3 and word.endswith("es"):
+        out.append(word[:-2])
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        out.append(word[:-1])
+    if len(word) > 4 and word.endswith("ed"):
+        out += [word[:-2], word[:-1]]
+        if len(word) > 5 and word[-3] == word[-4]:
+            out.append(word[:-3])
+    if len(word) > 5 and word.endswith("ing"):
+        out += [word[:-3], word[:-3] + "e"]
+        if word[-4] == word[-5]:
+            out.append(word[:-4])
+    return out
+
+
+def _all_stopwords(term: str) -> bool:
+    return all(w in STOPWORDS_EN for w in term.split())
+
+
+def _one_per_stem(terms: list[str]) -> list[str]:
+    """The terms, without a second English form the index's stemmer reads as the first
+    (cache / caching, log / logging): each would walk the same postings and count twice."""
+    out, seen = [], set()
+    for t in terms:
+        key = " ".join(_stem(w) for w in t.split()) if t.isascii() else t
+        if key not in seen:
+            seen.add(key)
+            out.append(t)
+    return out
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[:-len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+def _zh_phrase(word: str) -> str:
+    return word if len(word) <= 2 else " ".join(word[i:i + 2] for i in range(len(word) - 1))
+
+
+def _load() -> tuple[dict, dict]:
+    """zh word → English terms, English term (a tuple of words; "on-call" is on + call) →
+    Chinese words. The file's form (tabs, lowercase, word lengths) is checked by
+    tests/test_bilingual.py, not here: this runs in every search process. A file that cannot
+    be read is no glossary: search goes on without the bridge."""
+    global _glossary
+    if _glossary is None:
+        zh_to_en: dict[str, list[str]] = {}
+        en_to_zh: dict[tuple, list[str]] = {}
+        try:
+            with open(os.path.join(os.path.dirname(__file__), _TERMS_FILE), encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeError):
+            lines = []
+        for line in lines:
+            zh_side, tab, en_side = line.partition("\t")
+            if not tab or line.startswith("#"):
+                continue
+            zh, en = zh_side.split("|"), en_side.split("|")
+            for w in zh:
+                zh_to_en.setdefault(w, []).extend(en)
+            for t in en:
+                key = tuple((_JOINERS.sub(" ", t) if "-" in t or "." in t else t).split())
+                en_to_zh.setdefault(key, []).extend(zh)
+        _glossary = zh_to_en, en_to_zh
+    return _glossary

@@ -6,8 +6,10 @@ alternated in one process, on real stores and on the rule's worst case.
   every line a question.
 - lines over parts (search.lines_over_parts): heldout-devmem (FrostLine, 40 summaries);
   one session of 20,000 lines whose summary repeats 200 of them as decisions.
+- the bridge across languages (search.BRIDGE_WEIGHT, a second keyword list):
+  heldout-devmem; 100,000 synthetic records in both languages (bench/perf.make_store).
 
-    python bench/rule_cost.py          # ~2 min
+    python bench/rule_cost.py          # ~4 min
 
 Writes bench/results/rule-cost.json and prints a table.
 """
@@ -36,6 +38,11 @@ def _no_replies():
 def _no_lines_over_parts():
     from memory_core import search
     return search, "lines_over_parts", lambda conn, found: found
+
+
+def _no_bridge():
+    from memory_core import search
+    return search, "BRIDGE_WEIGHT", 0.0
 
 
 def timed(mem, queries, off, rounds: int = 3) -> dict:
@@ -71,7 +78,7 @@ def locomo(work: Path):
 def heldout_devmem(work: Path):
     from memory_core import Memory
     folder = retrieval.OWN_DATA / "heldout-devmem"
-    dest = work / "heldout"
+    dest = Path(tempfile.mkdtemp(dir=work)) / "heldout"  # a fresh copy for each rule
     shutil.copytree(folder, dest, ignore=shutil.ignore_patterns("queries.jsonl", "index.sqlite*",
                                                                 "NOW", "README.md"))
     os.environ["CURSOR_MEMORY_NOW"] = retrieval.store_now("heldout-devmem", folder)
@@ -103,6 +110,26 @@ def summarised_session(work: Path, lines: int = 20_000, decisions: int = 200):
     return mem, [f"billing export batch {i} queue" for i in range(0, 200, 2)]
 
 
+BRIDGE_QUERIES = [
+    "数据库连接池超时怎么配置", "How do I configure the database connection pool timeout?",
+    "缓存过期时间是多少", "When does the cache expire?", "部署到生产环境之前要做什么",
+    "What do we check before a production deploy?", "用户权限是怎么校验的",
+    "Where are the error logs?", "监控告警发到哪个群", "Which queue handles retries?",
+    "缓存", "cache"]
+
+
+def synthetic(work: Path, records: int = 100_000):
+    """perf.py's store: lines in Chinese, English or both, words by their real frequency."""
+    import perf
+    from memory_core import Memory
+    dest = work / "synthetic"
+    perf.make_store(dest, records)
+    os.environ["CURSOR_MEMORY_NOW"] = "2026-12-31T00:00:00Z"
+    mem = Memory(dest)
+    mem.sync(embed=False)
+    return mem, BRIDGE_QUERIES
+
+
 def worst_case(work: Path, lines: int = 50_000):
     from memory_core import Memory
     dest = work / "worst"
@@ -130,7 +157,10 @@ def main() -> int:
                  heldout_devmem),
                 ("lines over parts", _no_lines_over_parts,
                  "one session of 20,000 lines, 200 repeated in its summary (100 queries)",
-                 summarised_session)):
+                 summarised_session),
+                ("bridge", _no_bridge, "heldout-devmem (120 questions)", heldout_devmem),
+                ("bridge", _no_bridge, "100,000 synthetic records in both languages (12 queries)",
+                 synthetic)):
             mem, queries = make(work)
             t = timed(mem, queries, off)
             rows[f"{rule}: {store}"] = {k: {"p50": round(statistics.median(v), 2),

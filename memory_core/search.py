@@ -54,6 +54,10 @@ REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
 # docs/retrieval.md "Across languages"). 0: no bridge.
 BRIDGE_WEIGHT = 0.3
 BRIDGE_AFTER = 5
+# The postings the bridge list may score: a quarter of the main query's, and a term more
+# common than that is dropped (in a big store it says little; a speed bound: on 100k
+# records the bridge doubled a keyword search's time without it).
+BRIDGE_POSTINGS = 5_000
 # Postings a keyword query may score (see affordable): a speed bound, not a quality rule.
 POSTINGS_BUDGET = 20_000
 
@@ -209,10 +213,13 @@ class Filters:
         return out
 
 
-def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | None = None) -> list:
+def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | None = None,
+                   budget: int | None = None) -> list:
     """[(pk, bm25 score, higher better)]; `terms`: these (phrase, weight) instead of the
-    query's own."""
-    match = match_of(affordable(conn, weighted_terms(query) if terms is None else terms))
+    query's own; `budget`: the postings they may score (affordable)."""
+    if terms is None:
+        terms = weighted_terms(query)
+    match = match_of(affordable(conn, terms, budget))
     if not match:
         return []
     where, params = filters.sql()
@@ -324,27 +331,29 @@ def same_statement(part: set, line: set) -> bool:
             and not (missing | (line - part)) & NEGATIONS)
 
 
-def affordable(conn, terms: list) -> list:
+def affordable(conn, terms: list, budget: int | None = None) -> list:
     """The query terms worth their cost: bm25() runs once per matching row (~1 µs), so a
     query of common words over a big store costs as many rows as it matches (a 10-term
     query matched 90k of 120k synthetic records: 86 ms). Rarest first, terms are kept while
     the postings they add stay within POSTINGS_BUDGET; the rest, the most common words,
     carry the least weight in BM25 and are dropped (Elasticsearch's cutoff_frequency idea).
-    The rarest term always stays, and a store under ~POSTINGS_BUDGET records is never cut."""
-    if len(terms) < 2:
+    The rarest term always stays, and a store under ~POSTINGS_BUDGET records is never cut.
+    With a `budget` of its own (the bridge's), no term stays that does not fit it."""
+    limit = POSTINGS_BUDGET if budget is None else budget
+    if len(terms) < 2 and budget is None:
         return terms
     rows = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 0
-    if rows * sum(w for _, w in terms) <= POSTINGS_BUDGET:  # a small store: nothing to count
+    if rows * sum(w for _, w in terms) <= limit:  # a small store: nothing to count
         return terms
     # Counting a term's rows walks its postings without scoring them (~1.5 ms for a whole
     # query at 100k records), and sees terms as the index does (stemmed, phrases matched).
     count = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
     cost = {t: w * conn.execute(count, (match_of([(t, 1)]),)).fetchone()[0] for t, w in terms}
-    if sum(cost.values()) <= POSTINGS_BUDGET:
+    if sum(cost.values()) <= limit:
         return terms
     kept, spent = set(), 0
     for t, _ in sorted(terms, key=lambda tw: cost[tw[0]]):
-        if kept and spent + cost[t] > POSTINGS_BUDGET:
+        if (kept or budget is not None) and spent + cost[t] > limit:
             break
         kept.add(t)
         spent += cost[t]
@@ -793,8 +802,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             bridged = []
             if bridge and mode != "vector":  # a note in the other language
                 first = {pk for pk, _ in fts[:BRIDGE_AFTER]}
-                bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge)
-                           if r[0] not in first]
+                bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge,
+                                                     budget=BRIDGE_POSTINGS) if r[0] not in first]
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

@@ -68,6 +68,25 @@ def test_a_missing_glossary_leaves_search_as_it_was(mem, notes, monkeypatch):
     assert ids(mem.search("部署窗口", mode="fts"))
 
 
+def test_past_its_postings_budget_the_bridge_drops_even_its_rarest_term(mem, monkeypatch):
+    """The main query always keeps its rarest term; the bridge list, a quarter of its
+    budget, keeps no term more common than the budget allows (on a big store such a term
+    says little and costs a walk of its postings)."""
+    from memory_core import search
+    for i in range(30):
+        mem.save_fact(f"cache note {i}: the cache was warm")
+    mem.sync(embed=False)
+
+    def kept(budget):
+        return mem.index.run(lambda conn: search.affordable(conn, [("cache", 1)], budget))
+
+    assert kept(100) == [("cache", 1)]
+    assert kept(10) == []
+    assert mem.index.run(lambda conn: search.affordable(conn, [("cache", 1)])) == [("cache", 1)]
+    monkeypatch.setattr(search, "BRIDGE_POSTINGS", 10)
+    assert mem.search("缓存", mode="fts") == []  # 缓存 → cache, over the bridge's budget
+
+
 def test_the_glossary_file_has_the_form_the_loader_trusts():
     """bilingual._load does not check the file (it runs in every search process): this does."""
     zh_seen = set()

@@ -55,17 +55,24 @@ def bridge_terms(query: str) -> list[tuple[str, int]]:
             for word in _zh_words(piece, zh_to_en):
                 found += [t for t in zh_to_en[word] if not _all_stopwords(t)]
             continue
+        if piece.startswith(("http", "`", "-")) or "/" in piece or "\\" in piece or _shouted(piece, m):
+            english.append(None)  # a link, code, a path, a --flag, an ENV_NAME=: names
+            continue
         piece = piece.strip("_.~:@#+-").lower()
         if piece.isalnum():
             english.append((piece,))
-        elif piece.startswith(("http", "`")) or "/" in piece or "\\" in piece:
-            english.append(None)  # a link, code or a path: names
         else:  # a name; one the glossary lists as a term ("on-call", "e-mail") is a word
             words = tuple(_JOINERS.split(piece))
             english.append(words if words in en_to_zh else None)
     for term in _en_words(english, en_to_zh):
         found += [_zh_phrase(w) for w in en_to_zh[term]]
     return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
+
+
+def _shouted(piece: str, m) -> bool:
+    """A word in capitals longer than an acronym (TIMEOUT, MAX_RETRIES), or one set with
+    "=": an environment variable or a constant, a name."""
+    return (piece.isupper() and len(piece) > 4) or m.string.startswith("=", m.end())
 
 
 def _zh_words(run: str, zh_to_en: dict) -> list[str]:
@@ -128,12 +135,23 @@ def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[str, ...]]:
             head, last = flat[:-1], flat[-1]
             found = [head + (base,) for base in _bases(last) if head + (base,) in en_to_zh]
             if found:
-                out += found
+                out += _same_sense(found, last, en_to_zh)
                 i += n
                 break
         else:
             i += 1
     return out
+
+
+def _same_sense(found: list, word: str, en_to_zh: dict) -> list:
+    """The word as listed, and of its base forms only those the glossary gives a Chinese
+    word sharing a character with the word's own (cancelled: 已取消, cancel: 取消), not a
+    base with a sense of its own (mapping: 映射, map: 地图; adding: 添加, ad: 广告)."""
+    first = found[0]
+    if first[-1] != word:  # the word is not listed: its base forms are all there is
+        return found
+    own = set("".join(en_to_zh[first]))
+    return [first] + [f for f in found[1:] if own & set("".join(en_to_zh[f]))]
 
 
 def _bases(word: str) -> list[str]:
@@ -149,11 +167,11 @@ def _bases(word: str) -> list[str]:
     if len(word) > 4 and word.endswith("ed"):
         out += [word[:-2], word[:-1]]
         if len(word) > 5 and word[-3] == word[-4]:
-            out.append(word[:-3])
+            out.append(word[:-3])  # stopped: stop, not "added": ad
     if len(word) > 5 and word.endswith("ing"):
         out += [word[:-3], word[:-3] + "e"]
-        if word[-4] == word[-5]:
-            out.append(word[:-4])
+        if len(word) > 6 and word[-4] == word[-5]:
+            out.append(word[:-4])  # running: run, not "adding": ad
     return out
 
 

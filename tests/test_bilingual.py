@@ -293,3 +293,32 @@ def test_the_bridge_asks_the_index_for_each_term_once(query):
     got = terms(query)
     dupes = [(a, b) for i, a in enumerate(got) for b in got[i + 1:] if _same_to_the_index(a, b)]
     assert not dupes
+
+
+# --- under a second review (2026-11-27) ------------------------------------------------------
+
+@pytest.mark.parametrize("query, wrong", [
+    ("Where is the field mapping defined?", "地图"),  # mapping: 映射; map: 地图 (a street map)
+    ("Enable reasoning for the agent", "原因"),       # reasoning: 推理; reason: 原因 (a cause)
+    ("Adding a column to the users table", "广告"),   # adding: add, never "ad" (an advert)
+    ("The app store rating dropped", "比率"),         # rating: 评分; rate: 比率 (a ratio)
+])
+def test_a_listed_inflected_word_does_not_also_bring_an_unrelated_base_sense(query, wrong):
+    assert wrong not in joined(query)
+
+
+def test_a_listed_inflected_word_still_brings_its_own_base_sense():
+    assert {"已取 取消", "取消"} <= set(terms("Which orders were cancelled?"))
+
+
+def test_each_time_is_not_bridged_to_per_request():
+    assert "per request" not in terms("每次部署都要手动重启")
+
+
+@pytest.mark.parametrize("query, plain", [
+    ("--timeout 参数怎么设", "参数怎么设"),      # a command-line flag
+    ("set TIMEOUT=30 再试试", "再试试"),         # an environment variable being set
+    ("用 cargo test 跑测试", "用 test 跑测试"),   # cargo: Rust's build tool, not 货物
+])
+def test_flags_env_vars_and_tool_names_are_names_not_words_to_translate(query, plain):
+    assert terms(query) == terms(plain)

@@ -128,3 +128,23 @@ def test_any_value_in_any_field_never_stops_sync_search_context_or_consolidation
     context.build(root, None)
     mem.consolidate()
     list(doctor.checks(mem, None))
+
+
+# --- the bridge across languages (bilingual.py) ------------------------------------------------
+
+BRIDGED = st.lists(st.sampled_from(
+    ["设备", "密钥", "轮换", "工作日志", "代码冻结", "部署", "缓存", "on-call", "2fa", "cache",
+     "rotated", "cancelled", "the", "about", "`x`", "https://a.b/c", "C:\\a\\b", "x-request-id",
+     " ", "，", "?", "*", "\"", "-", "_", "a" * 50]), max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT | MIXED | BRIDGED)
+def test_the_bridge_gives_few_phrases_fts5_accepts_and_no_function_words(query):
+    from memory_core import bilingual
+    from memory_core.text import STOPWORDS_EN, match_of
+    terms = bilingual.bridge_terms(query)
+    assert len(terms) <= bilingual.MAX_TERMS
+    assert not any(all(w in STOPWORDS_EN for w in t.split()) for t, _ in terms)
+    if terms:
+        _fts().execute("SELECT * FROM f WHERE f MATCH ?", (match_of(terms),)).fetchall()

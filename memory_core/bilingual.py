@@ -55,8 +55,8 @@ def bridge_terms(query: str) -> list[tuple[str, int]]:
             for word in _zh_words(piece, zh_to_en):
                 found += [t for t in zh_to_en[word] if not _all_stopwords(t)]
             continue
-        if piece.startswith(("http", "`", "-")) or "/" in piece or "\\" in piece or _shouted(piece, m):
-            english.append(None)  # a link, code, a path, a --flag, an ENV_NAME=: names
+        if _name(piece, m):
+            english.append(None)
             continue
         piece = piece.strip("_.~:@#+-").lower()
         if piece.isalnum():
@@ -69,10 +69,11 @@ def bridge_terms(query: str) -> list[tuple[str, int]]:
     return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
 
 
-def _shouted(piece: str, m) -> bool:
-    """A word in capitals longer than an acronym (TIMEOUT, MAX_RETRIES), or one set with
-    "=": an environment variable or a constant, a name."""
-    return (piece.isupper() and len(piece) > 4) or m.string.startswith("=", m.end())
+def _name(piece: str, m) -> bool:
+    """A link, code, a path, a --flag, a word in capitals longer than an acronym (TIMEOUT,
+    MAX_RETRIES) or one being set (NAME=): a name, never translated."""
+    return (piece.startswith(("http", "`", "-")) or "/" in piece or "\\" in piece
+            or (piece.isupper() and len(piece) > 4) or m.string.startswith("=", m.end()))
 
 
 def _zh_words(run: str, zh_to_en: dict) -> list[str]:

@@ -10,7 +10,6 @@ language are not added. docs/retrieval.md "Across languages" has the figures.
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 
@@ -65,7 +64,7 @@ def bridge_terms(query: str) -> list[tuple[str, int]]:
             words = tuple(_JOINERS.split(piece))
             english.append(words if words in en_to_zh else None)
     for term in _en_words(english, en_to_zh):
-        found += [_zh_phrase(w) for w in en_to_zh[term]]
+        found += [text.bigram_phrase(w) for w in en_to_zh[term]]
     return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
 
 
@@ -78,31 +77,9 @@ def _name(piece: str, m) -> bool:
 
 def _zh_words(run: str, zh_to_en: dict) -> list[str]:
     """The glossary words in a run of Chinese, as the run is best cut into words (a glossary
-    word never straddles two: 工作日志 is 工作 + 日志, not 工作日 + 志). The cut is
-    text.segment's, with the glossary's words as words too."""
-    rank = text._load_words()
-    single = math.log(len(rank) + 2) + 3
-    listed = math.log(len(rank) / 4 + 2)  # a glossary word not in the list: a middling one
-    best = [0.0] + [math.inf] * len(run)
-    back = [0] * (len(run) + 1)
-    for i in range(1, len(run) + 1):
-        for n in range(1, min(_ZH_MAX_CHARS, i) + 1):
-            w = run[i - n:i]
-            if n == 1:
-                cost = single
-            elif w in rank:
-                cost = math.log(rank[w] + 2)
-            elif w in zh_to_en:
-                cost = listed
-            else:
-                continue
-            if best[i - n] + cost < best[i]:
-                best[i], back[i] = best[i - n] + cost, n
-    words, i = [], len(run)
-    while i:
-        words.append(run[i - back[i]:i])
-        i -= back[i]
-    words.reverse()
+    word never straddles two: 工作日志 is 工作 + 日志, not 工作日 + 志): text.cut, with the
+    glossary's words as words too."""
+    words = text.cut(run, zh_to_en, _ZH_MAX_CHARS)
     # a glossary term may be two words of the cut (代码 + 冻结: 代码冻结)
     out, i = [], 0
     while i < len(words):
@@ -198,10 +175,6 @@ def _stem(word: str) -> str:
             word = word[:-len(suffix)]
             break
     return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
-
-
-def _zh_phrase(word: str) -> str:
-    return word if len(word) <= 2 else " ".join(word[i:i + 2] for i in range(len(word) - 1))
 
 
 def _load() -> tuple[dict, dict]:

@@ -769,7 +769,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     now = clock()
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
-    bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT else []
+    bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT and mode != "vector" else []
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -800,7 +800,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 vec = vector_candidates(conn, v, scope, k, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
             bridged = []
-            if bridge and mode != "vector":  # a note in the other language
+            if bridge:  # a note in the other language
                 first = {pk for pk, _ in fts[:BRIDGE_AFTER]}
                 bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge,
                                                      budget=BRIDGE_POSTINGS) if r[0] not in first]

@@ -213,29 +213,14 @@ def _plain_words(text: str, out: list) -> None:
             continue
         for w in segment(tok):
             if w not in STOPWORDS_ZH and not _all_stop_chars(w):
-                out.append(" ".join(w[i:i + 2] for i in range(len(w) - 1)) if len(w) > 1 else w)
+                out.append(bigram_phrase(w))
 
 
 def segment(run: str) -> list[str]:
-    """A run of Chinese characters cut into words: the cut whose words are most frequent
-    in the shipped list (a unigram model with Zipf costs), then neighbouring characters that
+    """A run of Chinese characters cut into words (`cut`), then neighbouring characters that
     are no word on their own and no stopword joined (`哈希`, `时好时坏` are not in the list)."""
-    rank = _load_words()
-    single = math.log(len(rank) + 2) + 3
-    best = [0.0] + [math.inf] * len(run)
-    back = [0] * (len(run) + 1)
-    for i in range(1, len(run) + 1):
-        for n in range(1, min(4, i) + 1):
-            w = run[i - n:i]
-            cost = single if n == 1 else (math.log(rank[w] + 2) if w in rank else None)
-            if cost is not None and best[i - n] + cost < best[i]:
-                best[i], back[i] = best[i - n] + cost, n
-    cut, i = [], len(run)
-    while i:
-        cut.append(run[i - back[i]:i])
-        i -= back[i]
     out, loose = [], ""
-    for w in reversed(cut):
+    for w in cut(run):
         if len(w) == 1 and w not in STOPWORDS_ZH:
             loose += w
             continue
@@ -246,6 +231,41 @@ def segment(run: str) -> list[str]:
     if loose:
         out.append(loose)
     return out
+
+
+def cut(run: str, extra=frozenset(), longest: int = 4) -> list[str]:
+    """A run of Chinese characters cut into the words most frequent in the shipped list (a
+    unigram model with Zipf costs), up to `longest` characters; words in `extra` and not in
+    the list (bilingual.py's glossary) count as middling ones, every other character as a
+    word of its own."""
+    rank = _load_words()
+    single = math.log(len(rank) + 2) + 3
+    middling = math.log(len(rank) / 4 + 2)
+    best = [0.0] + [math.inf] * len(run)
+    back = [0] * (len(run) + 1)
+    for i in range(1, len(run) + 1):
+        for n in range(1, min(longest, i) + 1):
+            w = run[i - n:i]
+            if n == 1:
+                cost = single
+            elif w in rank:
+                cost = math.log(rank[w] + 2)
+            elif w in extra:
+                cost = middling
+            else:
+                continue
+            if best[i - n] + cost < best[i]:
+                best[i], back[i] = best[i - n] + cost, n
+    words, i = [], len(run)
+    while i:
+        words.append(run[i - back[i]:i])
+        i -= back[i]
+    return words[::-1]
+
+
+def bigram_phrase(word: str) -> str:
+    """A Chinese word as the FTS5 phrase of its bigrams, as index_terms cuts it."""
+    return " ".join(word[i:i + 2] for i in range(len(word) - 1)) if len(word) > 1 else word
 
 
 def _load_words() -> dict:

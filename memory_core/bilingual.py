@@ -19,9 +19,9 @@ from .text import STOPWORDS_EN, folded
 _TERMS_FILE = "zh_en_terms.txt"
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # What a query is read as, left to right: a link, a `code span`, a run of Chinese, or an
-# ASCII word with what joins it to others (sqlite-vec, CORS_ORIGINS, on-call, src/app.py).
-# Every alternative ends where its characters do, so one pass is linear in the query.
-_PIECE = re.compile(rf"https?://\S+|`[^`\n]*`|[{_CJK}]+|[A-Za-z0-9_.~:@#+\\/-]+")
+# ASCII word with what joins it to others (sqlite-vec, CORS_ORIGINS, on-call, src/app.py,
+# R&D). Every alternative ends where its characters do, so one pass is linear in the query.
+_PIECE = re.compile(rf"https?://\S+|`[^`\n]*`|[{_CJK}]+|[A-Za-z0-9_.~:@#+\\/-]+(?:&[A-Za-z0-9]+)*")
 _ZH_RUN = re.compile(rf"[{_CJK}]+")
 _JOINERS = re.compile(r"[-_.:@#+]")
 # The longest English term, in words, and Chinese term, in characters, the file may hold.

@@ -245,9 +245,10 @@ def test_paths_urls_and_code_are_names_not_words_to_translate(query, plain):
     ("Is the location feed real-time?", "实时"),
     ("How do we handle i18n?", "国际化"),
     ("Is 2fa required for admins?", "双因素认证"),
+    ("What is the R&D budget this quarter?", "研发"),
 ])
 def test_hyphenated_and_numbered_glossary_terms_are_matched_from_english(query, expected):
-    """A name the glossary lists as a term (`on-call`, `i18n`) is a word, not a name."""
+    """A name the glossary lists as a term (`on-call`, `i18n`, `R&D`) is a word, not a name."""
     assert expected in [word(t) for t in terms(query)], terms(query)
 
 

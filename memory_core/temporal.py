@@ -245,7 +245,9 @@ _NEWEST = re.compile(
 _PRESENT = re.compile(r"\b(?:which|what)\b[^.?!。？]{0,50}?\b(?:are\s+(?:we|they)|we're|they're)\s+"
                       r"(?:on|using|running)\b(?![^.?!。？]*\bfor\s*[?？.]?\s*$)", re.I)
 # "latest first", "按最新时间倒序": an order to sort by, not a question about the newest value.
-_SORT_ORDER = re.compile(r"\b(?:latest|newest|most[\s-]+recent)(?:[\s-]+[\w-]+){0,2}?[\s-]+first"
+# (A word's hyphens are its own, not separators: with "-" in both, a run of dashes could be
+# split in every way, and "latest" + 300 dashes took minutes.)
+_SORT_ORDER = re.compile(r"\b(?:latest|newest|most[\s-]+recent)(?:\s+\w+(?:-\w+)*){0,2}?[\s-]+first"
                          r"(?=\s*(?:[?.!,;)]|$|(?:in|on|by|when|and|or|please|order)\b))|"
                          r"\b(?:sort|order)(?:ed)?\s+(?:[\w-]+\s+){0,3}?by\s+(?:the\s+)?(?:most\s+recent|latest|newest)\b|"
                          r"按最新(?:的)?(?:时间|日期|创建时间|更新时间)?(?:倒序|排序|排列|排(?=[吗呢么？?，,。！!]|$))|"
@@ -814,8 +816,10 @@ def anchor(query: str) -> Anchor | None:
 
 # Two events as the ends of a stretch: "between the first load test and the phase-2 one",
 # "first load test 和二期那次压测之间" (both ends' words bounded: one pass over any text).
-_EN_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+|our\s+|my\s+)?(?P<ev>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
-                         r"\s+and\s+(?:the\s+|our\s+|my\s+)?(?P<ev2>[A-Za-z][\w.-]{0,40}(?:[ -][\w.-]{1,40}){0,4}?)"
+# Words are split at spaces only: a "-" both in words and between them let a run of dashes
+# be split in every way (about 5 s per "between a-----…").
+_EN_BETWEEN = re.compile(r"\bbetween\s+(?:the\s+|our\s+|my\s+)?(?P<ev>[A-Za-z][\w.-]{0,40}(?: [\w.-]{1,40}){0,4}?)"
+                         r"\s+and\s+(?:the\s+|our\s+|my\s+)?(?P<ev2>[A-Za-z][\w.-]{0,40}(?: [\w.-]{1,40}){0,4}?)"
                          r"(?=\s*[,?.!;]|\s+(?:what|how|which|who|did|was|were|is|are|do)\b|$)", re.I)
 _ZH_EV = r"[^\W\d_和与跟到至][^\W_和与跟到至]{0,30}(?:[ .\-][^\W_和与跟到至]{1,30}){0,3}?"  # no joining word inside
 _ZH_BETWEEN = re.compile(rf"(?P<ev>{_ZH_EV})\s{{0,3}}(?:和|与|跟|到|至)\s{{0,3}}(?P<ev2>{_ZH_EV})\s{{0,3}}(?:之间|中间)")

@@ -436,6 +436,23 @@ def test_a_long_run_of_letters_is_read_in_one_pass(query):
     assert parse(query, NOW).anchor is None
 
 
+@pytest.mark.parametrize("query", ["latest " + "-" * 300, "newest " + "-" * 300,
+                                   "most recent " + "- " * 300 + "x",
+                                   ("between a" + "-" * 190) * 10, "latest " + "a-" * 1000 + "first"])
+def test_a_run_of_dashes_is_read_in_one_pass(query):
+    """A hyphen was both part of a word and a separator between words in the sort-order and
+    "between X and Y" patterns, so a run of dashes could be split in every way: "latest"
+    + 300 dashes did not finish in a minute, each "between a-----…" cost 5 s, in every
+    search (found by a hostile review). Words now split at spaces only."""
+    assert parse(query, NOW).anchor is None
+
+
+@pytest.mark.parametrize("query", ["list the latest build-id first", "newest-first please",
+                                   "show the most recent deploy logs first"])
+def test_a_sort_order_with_hyphens_is_still_an_order_not_a_question(query):
+    assert parse(query, NOW).order is None
+
+
 @pytest.mark.parametrize("query", ["0001-01-01 发生了什么", "Jan 1, 0001 deploy",
                                    "0001年1月1日 deploy", "what happened on 0001-01-02"])
 def test_a_day_at_the_end_of_the_calendar_names_no_time(query):

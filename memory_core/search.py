@@ -15,7 +15,7 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import ASKS, index_terms, match_of, weighted_terms, words
+from .text import ASKS, folded, index_terms, match_of, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -743,8 +743,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     check(request)
     query, limit, mode, filters = request.query, request.limit, request.mode, request.filters
     notes: list = []
-    if len(query) > temporal.MAX_QUERY_CHARS:
-        query = query[:temporal.MAX_QUERY_CHARS]
+    read = folded(query[:temporal.MAX_QUERY_CHARS])  # as read: NFKC makes "㎉" four letters
+    if len(query) > temporal.MAX_QUERY_CHARS or len(read) > temporal.MAX_QUERY_CHARS:
+        query = read[:temporal.MAX_QUERY_CHARS]
         notes.append(f"the query was read for its first {temporal.MAX_QUERY_CHARS:,} characters")
     if mode != "fts" and embedder is None:
         notes.append("no embedding model available: keyword results only "
@@ -775,11 +776,17 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     def search(conn):
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
+        known = False
         if hint.anchor is not None and mode != "vector":  # "the day before launch"
             known, start, end = anchored_stretch(conn, hint.anchor, past, now)
             if known and start is None:  # an event still ahead ("活动当天穿什么合适？"), or
                 # the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
+        if hint.anchor is not None and not known and hint.order == temporal.NEWEST:
+            # an event the store cannot date ("is the TTL still 86400 after the upgrade?"):
+            # no past stretch to answer in, so a question about now, replaced values after
+            # their current ones, not a replaced value first
+            asks_past = start is not None
         # a question about a past time: what was true then; about the current value ("现在",
         # "still", "these days"): also the values it replaced, marked, after it
         about_now = hint.order == temporal.NEWEST and not asks_past and not filters.history

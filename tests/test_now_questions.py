@@ -633,3 +633,29 @@ def test_facts_jsonl_does_not_keep_naming_a_forgotten_replacement(mem, monkeypat
     assert last.get("superseded_by") != v2, last
     hits = mem.search("Redis 缓存 TTL 现在是多少", mode="fts")
     assert hits[0].evidence and v3["id"] in hits[0].evidence
+
+
+# --- a third review (2026-11-27): an event the store cannot date --------------------------
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid", "vector"])
+@pytest.mark.parametrize("question", ["is the Redis TTL still 86400 after the upgrade?",
+                                      "升级之后 Redis TTL 还是 86400 秒吗"])
+def test_a_question_about_now_that_names_an_undated_event_answers_with_the_current_value(
+        mem, monkeypatch, mode, question):
+    """"still … after the upgrade", with no record of an upgrade: the event read the
+    question as one about a past stretch, none could be found, and the replaced 86400 came
+    first. With no stretch to answer in, it is a question about now."""
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis TTL is 86400 seconds")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    v2 = mem.save_fact("Redis TTL changed to 21600 seconds", supersedes=v1["id"])
+    hits = mem.search(question, mode=mode)
+    assert ids(hits)[:2] == [v2["id"], v1["id"]], [(h.status, h.content) for h in hits]
+
+
+def test_a_question_about_before_an_undated_event_still_finds_the_replaced_value(mem, monkeypatch):
+    at(monkeypatch, "2026-09-01T10:00:00Z")
+    v1 = mem.save_fact("Redis TTL is 86400 seconds")
+    at(monkeypatch, "2026-10-01T10:00:00Z")
+    mem.save_fact("Redis TTL changed to 21600 seconds", supersedes=v1["id"])
+    assert v1["id"] in ids(mem.search("what was the Redis TTL before the upgrade?", mode="fts"))

@@ -645,6 +645,14 @@ def test_a_pasted_page_is_searched_by_its_first_2000_characters_and_says_so(mem)
     assert not mem.search("接口超时是多少？", mode="fts").notes
 
 
+def test_the_2000_characters_are_counted_as_read_after_full_width_folding(mem):
+    """"㎉" reads as "kcal": 2,000 of them were 8,000 characters past the cap, and a long
+    word was re-read from each of its letters (8,000: 1.4 s; found by a hostile review)."""
+    mem.save_fact("接口超时设置为 15 秒")
+    hits = mem.search("\u3389" * 600, mode="fts")  # 600 characters, 2,400 as read
+    assert any("first 2,000 characters" in n for n in hits.notes)
+
+
 def test_full_width_letters_and_digits_match_their_ascii_forms(mem):
     """"ＴＴＬ是３６００秒" was found by neither "TTL" nor "3600", though duplicate detection
     already took it for "TTL是3600秒" (found by a hostile review)."""

@@ -135,10 +135,14 @@ _GLUED = (r"((?<![A-Za-z0-9$/.])[A-Z0-9]{1,12}(?:PASSWORD|PASSWD|PASSPHRASE|SECR
 # A weaker name (`cloudant_pw`, `sentry-key`, `db_auth`, `dbPass`, `encryptionKey`) counts
 # only with a value that looks like a secret: so `sort_key: created_at` stays. A number alone
 # never looks like one (maxTokens: 128000).
+# Its look-aheads read at most 200 characters: unbounded, each secret word in a long run
+# without a break ("密码是密码是…", "password是password是…") re-read the rest of the run
+# (16,000 characters: 2.5-5 s).
 _LOOKS_SECRET = (r"((?![0-9]+(?![^\s\"',;，。；、]))(?![\u3400-\u9fff])"
-                 r"(?=[^\s\"',;，。；、]*[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
+                 r"(?=[^\s\"',;，。；、]{0,200}[0-9!@#$%^&*+=/?~|])[^\s\"',;，。；、]{6,}|"
                  r"(?![A-Za-z]+(?:-[A-Za-z]+)+(?![^\s\"',;，。；、]))"  # EdDSA-signed: words, not a secret
-                 r"(?=[^\s\"',;，。；、]*[a-z])(?=[^\s\"',;，。；、]*[A-Z])[^\s\"',;，。；、]{8,})")
+                 r"(?![\u3400-\u9fff])(?=[^\s\"',;，。；、]{0,200}[a-z])(?=[^\s\"',;，。；、]{0,200}[A-Z])"
+                 r"[^\s\"',;，。；、]{8,})")
 _WEAK_ASSIGNMENT = (r"((?<![A-Za-z0-9$/.])(?:(?:[A-Za-z0-9]+[_.\-])+(?i:pw|pass|keys?|auth)|(?i:pass)"
                     r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)*(?:Pass|Pwd|Key|Secret|Token|Auth))"
                     + _SEP + r"[\"']?)" + _LOOKS_SECRET)

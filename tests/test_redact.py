@@ -261,6 +261,9 @@ def test_a_redaction_marker_is_never_redacted_again():
     "https://a:" + "b/" * 5000 + "@",
     "ＰＡＳＳＷＯＲＤ＝Hunter2Secret " + "ｘ" * 50000,  # full-width text: restored in linear time
     "密码：Hunter2Secret，" * 3000,
+    "密码是" * 3000,  # a secret word's look-ahead re-read the rest of an unbroken run
+    "password是" * 2000,
+    "密码是é" * 3000,
 ])
 def test_hostile_text_is_redacted_in_linear_time(text):
     import time

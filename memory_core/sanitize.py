@@ -59,15 +59,34 @@ def clean(text: str, *, one_line: bool = False) -> str:
 FENCE_NAME = "cursor-memory"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\([/<>])")
-_FENCE_LOOKALIKE = re.compile(r"<\s*/?\s*cursor[\W_]{0,8}memory", re.I)
 # Letters of other scripts that look like the Latin ones of the fence's name (NFKC keeps
 # them apart): Cyrillic с о е м у г р а х к ѕ, Greek ο ε υ ν, and angle quotes as brackets.
 _CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpaxksioeuv<>")
+# The fence imitated: something like "<", then the name with anything but letters around
+# and between its words. A table of look-alikes is never complete (reviews kept finding
+# more: Armenian ս and օ, fraction and division slashes, CJK angle brackets), so:
+# - any character of the brackets' shape opens it (the slashes are in [\W_]);
+# - each letter of the name may be any letter of another script but Chinese, Japanese or
+#   Korean (which nothing Latin resembles), as long as at least NAME_LATIN of its twelve
+#   letters are the Latin ones after the table above: "we use cursor-memory" has no bracket,
+#   and "<用户名称设置为管理员账号" no Latin letter.
+_OPEN = "<˂˱‹〈〈❬❮❰⟨⦑ᐸ≪⋖"
+_OTHER_LETTER = r"[^\W\d_\x00-\x7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+NAME_LATIN = 8
+_FENCE_LOOKALIKE = re.compile(
+    f"[{_OPEN}][\\W_]{{0,8}}" + "".join(f"(?:{c}|{_OTHER_LETTER})" for c in "cursor")
+    + r"[\W_]{0,8}" + "".join(f"(?:{c}|{_OTHER_LETTER})" for c in "memory"), re.I)
+
+
+def _imitations(norm: str):
+    return (m for m in _FENCE_LOOKALIKE.finditer(norm)
+            if sum(c.isascii() and c.isalpha() for c in m.group()) >= NAME_LATIN)
 
 
 def _normalised(text: str):
     """(normalised text, [(start, end) in `text` of each normalised character]): NFKC per
-    character, casefolded, HTML entities and JSON escapes decoded, invisibles dropped."""
+    character, casefolded, accents dropped, HTML entities and JSON escapes decoded,
+    invisibles dropped."""
     import html
 
     out: list = []
@@ -90,14 +109,19 @@ def _normalised(text: str):
                 span_end = m.end()
         if decoded is None:
             decoded = ch
-        if _INVISIBLE.match(decoded) or decoded == _ZWJ:
-            i = span_end
-            continue
-        for c in unicodedata.normalize("NFKC", decoded).casefold().translate(_CONFUSABLE):
+        for c in _plain(decoded):
             out.append(c)
             back.append((i, span_end))
         i = span_end
     return "".join(out), back
+
+
+def _plain(text: str) -> str:
+    """Invisibles dropped, NFKC, casefolded, look-alikes as the letters they resemble,
+    accents dropped (ü: u and a mark, which goes)."""
+    text = _INVISIBLE.sub("", text).replace(_ZWJ, "")
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLE)
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
 def defuse(text: str) -> str:
@@ -105,16 +129,16 @@ def defuse(text: str) -> str:
     on the NFKC-normalised, entity- and escape-decoded text."""
     if not text:
         return text
-    quick = text.lower()
-    if "memory" not in quick and "&" not in text and "\\" not in text:
-        if text.isascii():
-            return text
-        import unicodedata  # ⓜ, ｍ, ᵐ, Cyrillic м: look-alikes are found by what they resemble
-        norm = unicodedata.normalize("NFKC", text).lower().translate(_CONFUSABLE)
-        if "memory" not in norm and "&" not in norm and "\\" not in norm:
-            return text
+    quick = text  # a look at the whole text first; where each imitation is, only if one is
+    if "\\" in quick:
+        quick = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(2), quick)
+    if "&" in quick:
+        import html
+        quick = html.unescape(quick)
+    if not any(_imitations(quick.casefold() if quick.isascii() else _plain(quick))):
+        return text
     norm, back = _normalised(text)
-    spans = [(back[m.start()][0], back[m.end() - 1][1]) for m in _FENCE_LOOKALIKE.finditer(norm)]
+    spans = [(back[m.start()][0], back[m.end() - 1][1]) for m in _imitations(norm)]
     if not spans:
         return text
     out, pos = [], 0

@@ -7,6 +7,7 @@ docs/retrieval.md has the numbers behind each.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -722,6 +723,9 @@ def true_within(conn, hits: list, start, end) -> list:
             or when.get(h.id, since) >= since and first.get(h.id, since) < until]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check(request: Request) -> None:
     if request.mode not in MODES:
         raise UserError(f"mode must be one of {', '.join(MODES)}, not {request.mode!r}")
@@ -743,6 +747,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     check(request)
     query, limit, mode, filters = request.query, request.limit, request.mode, request.filters
     notes: list = []
+    if _SURROGATE.search(query):  # half an emoji, which the model's tokenizer raises on
+        query = query.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     read = folded(query[:temporal.MAX_QUERY_CHARS])  # as read: NFKC makes "㎉" four letters
     if len(query) > temporal.MAX_QUERY_CHARS or len(read) > temporal.MAX_QUERY_CHARS:
         query = read[:temporal.MAX_QUERY_CHARS]

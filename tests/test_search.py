@@ -661,3 +661,13 @@ def test_full_width_letters_and_digits_match_their_ascii_forms(mem):
     assert wide["id"] in [h.id for h in mem.search("TTL", mode="fts")]
     assert [h.id for h in mem.search("3600", mode="fts")] == [wide["id"]]
     assert [h.id for h in mem.search("ＲＥＤＩＳ", mode="fts")] == [redis["id"]]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "fts"])
+def test_half_an_emoji_in_a_query_is_searched_not_raised_on(mem, mode):
+    """A lone surrogate (half an emoji, as JSON.stringify cuts them) reached the model's
+    tokenizer through the Python API and raised TypeError (found by a hostile review; the
+    CLI and MCP server already guarded against it). It reads as U+FFFD now."""
+    wanted = mem.save_fact("Redis TTL is 60 seconds")
+    assert ids(mem.search("Redis\udfff TTL", mode=mode))[:1] == [wanted["id"]]
+    mem.search("\ud800", mode=mode)  # answers

@@ -284,6 +284,9 @@ def prompt_session_save(mem, payload: dict, host: str, project: Path) -> dict:
     else:
         if payload.get("status") != "completed" or payload.get("loop_count") not in (0, None):
             return {}
+    if mem.link is not None:  # a linked memory folder: every save would be refused
+        log.note(f"{mem.link} is a symbolic link: no save asked for (never written through links)")
+        return {}
     conv = conversation_of(payload)
     with state.conversation(mem.root, conv) as st:
         generation = payload.get("generation_id")

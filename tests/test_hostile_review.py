@@ -146,6 +146,17 @@ def test_a_linked_memory_folder_is_read_but_never_written(project, tmp_path):
     assert sorted(p.name for p in outside.rglob("*")) == before
 
 
+def test_a_linked_memory_folder_is_not_asked_for_a_save_it_would_refuse(project, tmp_path):
+    """A third review: the stop hook still sent "[Session Save]", and every save it asked
+    for then failed (exit 1)."""
+    outside = tmp_path / "outside3"
+    Memory(outside).save_fact("a note in the linked folder")
+    (project / ".cursor/skills").mkdir(parents=True)
+    (project / ".cursor/skills/memory-data").symlink_to(outside)
+    start(project)
+    assert call("stop", cursor("stop", project, status="completed", loop_count=0)) == {}
+
+
 def test_a_config_file_that_is_a_link_is_not_read(project):
     """#9: config.json linked to /dev/zero was read until memory ran out."""
     mem = memory_of(project)

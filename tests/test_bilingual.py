@@ -25,6 +25,9 @@ def notes(mem):
     mem.save_fact("Dashboards live in the infra repo")
     mem.save_fact("部署窗口是周五晚上")
     mem.save_fact("The nightly job writes to the reports bucket")
+    # every note with its vector, as after a session's end: a search embeds pending notes
+    # for 0.2 s only, and on a busy machine the oldest were then found by keyword alone
+    mem.sync()
     return {k: v["id"] for k, v in saved.items()}
 
 

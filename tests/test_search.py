@@ -60,6 +60,7 @@ def test_vectors_find_what_keywords_cannot(mem):
     mem.save_fact("We keep user login sessions in Redis with a six hour expiry")
     mem.save_fact("The frontend is built with React and Vite")
     mem.save_fact("Invoices are exported as PDF every month")
+    mem.sync()  # every note with its vector (a search embeds pending ones for 0.2 s only)
     query = "where do we persist the signed-in state of accounts"
     assert not mem.search(query, mode="fts")
     hits = mem.search(query, mode="hybrid", limit=1)

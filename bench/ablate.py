@@ -90,7 +90,14 @@ def variants():
          "ones", whole_query),
         ("- dated list", "days named in the query not searched on their own", no_dates),
         ("- event anchors", "a time named by an event (\"the day before launch\", \"上线当天\") not "
-         "searched", lambda undo: _patch(temporal, "anchor", lambda query: None, undo)),
+         "searched", lambda undo: _patch(temporal, "_anchor", lambda query: None, undo)),
+        ("- a calendar day as the event", "\"the week before August 3\" not counted from the day "
+         "the calendar names", lambda undo: _patch(temporal, "_calendar_anchor",
+                                                   lambda query, named: None, undo)),
+        ("- replaced values after the current", "a question about now hides superseded records, "
+         "as before 2026-11-27 (\"What is X now\")",
+         lambda undo: _patch(search, "with_current", lambda conn, hits, filters, project=None: (
+             [h for h in hits if h.status != "superseded"], {}), undo)),
         ("- newest/oldest first", "no promotion (ABOUT_DEPTH = 0)",
          lambda undo: _patch(search, "ABOUT_DEPTH", 0, undo)),
         ("  aboutness unweighted", "every query word counts 1, not by its rarity", unweighted_about),

@@ -215,12 +215,12 @@ class Filters:
 
 
 def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | None = None,
-                   budget: int | None = None) -> list:
+                   budget: int | None = None, keep_rarest: bool = True) -> list:
     """[(pk, bm25 score, higher better)]; `terms`: these (phrase, weight) instead of the
-    query's own; `budget`: the postings they may score (affordable)."""
+    query's own; `budget`, `keep_rarest`: what they may cost (affordable)."""
     if terms is None:
         terms = weighted_terms(query)
-    match = match_of(affordable(conn, terms, budget))
+    match = match_of(affordable(conn, terms, budget, keep_rarest))
     if not match:
         return []
     where, params = filters.sql()
@@ -332,16 +332,17 @@ def same_statement(part: set, line: set) -> bool:
             and not (missing | (line - part)) & NEGATIONS)
 
 
-def affordable(conn, terms: list, budget: int | None = None) -> list:
+def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool = True) -> list:
     """The query terms worth their cost: bm25() runs once per matching row (~1 µs), so a
     query of common words over a big store costs as many rows as it matches (a 10-term
     query matched 90k of 120k synthetic records: 86 ms). Rarest first, terms are kept while
     the postings they add stay within POSTINGS_BUDGET; the rest, the most common words,
     carry the least weight in BM25 and are dropped (Elasticsearch's cutoff_frequency idea).
-    The rarest term always stays, and a store under ~POSTINGS_BUDGET records is never cut.
-    With a `budget` of its own (the bridge's), no term stays that does not fit it."""
+    The rarest term stays (but not with `keep_rarest` False: the bridge keeps no term that
+    does not fit its budget), and a store under ~`budget` records is never cut. `budget`:
+    POSTINGS_BUDGET unless given."""
     limit = POSTINGS_BUDGET if budget is None else budget
-    if len(terms) < 2 and budget is None:
+    if len(terms) < 2 and keep_rarest:
         return terms
     rows = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 0
     if rows * sum(w for _, w in terms) <= limit:  # a small store: nothing to count
@@ -354,7 +355,7 @@ def affordable(conn, terms: list, budget: int | None = None) -> list:
         return terms
     kept, spent = set(), 0
     for t, _ in sorted(terms, key=lambda tw: cost[tw[0]]):
-        if (kept or budget is not None) and spent + cost[t] > limit:
+        if (kept or not keep_rarest) and spent + cost[t] > limit:
             break
         kept.add(t)
         spent += cost[t]
@@ -782,17 +783,17 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     def search(conn):
         start, end = hint.start, hint.end
         asks_past = hint.asks_past()
-        known = False
-        if hint.anchor is not None and mode != "vector":  # "the day before launch"
-            known, start, end = anchored_stretch(conn, hint.anchor, past, now)
+        if hint.anchor is not None:  # "the day before launch"
+            known = False
+            if mode != "vector":
+                known, start, end = anchored_stretch(conn, hint.anchor, past, now)
             if known and start is None:  # an event still ahead ("活动当天穿什么合适？"), or
                 # the days after one that is today: nothing has happened then
                 asks_past = hint.order == temporal.OLDEST
-        if hint.anchor is not None and not known and hint.order == temporal.NEWEST:
-            # an event the store cannot date ("is the TTL still 86400 after the upgrade?"):
-            # no past stretch to answer in, so a question about now, replaced values after
-            # their current ones, not a replaced value first
-            asks_past = start is not None
+            elif not known and hint.order == temporal.NEWEST:  # an event the store cannot
+                # date ("is the TTL still 86400 after the upgrade?"): no past stretch to
+                # answer in, so a question about now, not a replaced value first
+                asks_past = start is not None
         # a question about a past time: what was true then; about the current value ("现在",
         # "still", "these days"): also the values it replaced, marked, after it
         about_now = hint.order == temporal.NEWEST and not asks_past and not filters.history
@@ -816,7 +817,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if bridge:  # a note in the other language
                 first = {pk for pk, _ in fts[:BRIDGE_AFTER]}
                 bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge,
-                                                     budget=BRIDGE_POSTINGS) if r[0] not in first]
+                                                     budget=BRIDGE_POSTINGS, keep_rarest=False)
+                           if r[0] not in first]
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

@@ -59,6 +59,10 @@ def clean(text: str, *, one_line: bool = False) -> str:
 FENCE_NAME = "cursor-memory"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\([/<>])")
+
+
+def _json_char(m) -> str:
+    return chr(int(m.group(1), 16)) if m.group(1) else m.group(2)
 # Letters of other scripts that look like the Latin ones of the fence's name (NFKC keeps
 # them apart): Cyrillic с о е м у г р а х к ѕ, Greek ο ε υ ν, and angle quotes as brackets.
 _CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpaxksioeuv<>")
@@ -70,7 +74,7 @@ _CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpax
 #   Korean (which nothing Latin resembles), as long as at least NAME_LATIN of its twelve
 #   letters are the Latin ones after the table above: "we use cursor-memory" has no bracket,
 #   and "<用户名称设置为管理员账号" no Latin letter.
-_OPEN = "<˂˱‹〈〈❬❮❰⟨⦑ᐸ≪⋖"
+_OPEN = "<˂˱〈❬❮❰⟨⦑ᐸ≪⋖"  # ＜ ﹤ 〈 fold to these by NFKC, ‹ by the table above
 _OTHER_LETTER = r"[^\W\d_\x00-\x7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 NAME_LATIN = 8
 _FENCE_LOOKALIKE = re.compile(
@@ -105,7 +109,7 @@ def _normalised(text: str):
         elif ch == "\\":
             m = _JSON_ESCAPE.match(text, i)
             if m:
-                decoded = chr(int(m.group(1), 16)) if m.group(1) else m.group(2)
+                decoded = _json_char(m)
                 span_end = m.end()
         if decoded is None:
             decoded = ch
@@ -120,6 +124,8 @@ def _plain(text: str) -> str:
     """Invisibles dropped, NFKC, casefolded, look-alikes as the letters they resemble,
     accents dropped (ü: u and a mark, which goes)."""
     text = _INVISIBLE.sub("", text).replace(_ZWJ, "")
+    if text.isascii():
+        return text.casefold()
     text = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLE)
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
@@ -131,11 +137,11 @@ def defuse(text: str) -> str:
         return text
     quick = text  # a look at the whole text first; where each imitation is, only if one is
     if "\\" in quick:
-        quick = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(2), quick)
+        quick = _JSON_ESCAPE.sub(_json_char, quick)
     if "&" in quick:
         import html
         quick = html.unescape(quick)
-    if not any(_imitations(quick.casefold() if quick.isascii() else _plain(quick))):
+    if not any(_imitations(_plain(quick))):
         return text
     norm, back = _normalised(text)
     spans = [(back[m.start()][0], back[m.end() - 1][1]) for m in _imitations(norm)]

@@ -110,8 +110,6 @@ def variants():
              "s t d ll re ve m per via".split()), undo)),
         ("- the sentence that asks ×2", "ASKING_WEIGHT = 1",
          lambda undo: _patch(text, "ASKING_WEIGHT", 1, undo)),
-        ("- last line ×2", "LAST_LINE_WEIGHT = 1",
-         lambda undo: _patch(text, "LAST_LINE_WEIGHT", 1, undo)),
         ("- conversation characters", "CONVERSATION_CHARS = False",
          lambda undo: _patch(text, "CONVERSATION_CHARS", False, undo)),
         ("- bridge across languages", "no keyword list of the query's words in the other "

@@ -79,10 +79,6 @@ def index_terms(text: str) -> str:
     return " ".join(out)
 
 
-# A query of several lines is a conversation (MADial's dialogues, a pasted chat): the last
-# line is the turn being answered, so its terms count double. A one-line query is
-# unaffected. (docs/retrieval.md "Query processing" has the figures.)
-LAST_LINE_WEIGHT = 2
 # A one-line query of several sentences, some of which ask, is small talk around a question
 # ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count double.
 # (docs/retrieval.md "The sentence that asks".)
@@ -92,15 +88,18 @@ _NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?){_NOT_ASKING}|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
-# A conversation also matches single Chinese characters, a kind of stemming for related
-# words (篮球赛 / 篮球比赛). A one-line query does not: there the characters only add noise.
+# A query of several lines is a conversation (MADial's dialogues, a pasted chat): it also
+# matches single Chinese characters, a kind of stemming for related words (篮球赛 /
+# 篮球比赛). A one-line query does not: there the characters only add noise. Its lines
+# count alike: doubling the last one helped only the dialogues it was chosen on
+# (docs/retrieval.md "A MADial-shaped store nobody tuned on").
 CONVERSATION_CHARS = True
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
     """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
-    weight each (1, LAST_LINE_WEIGHT for a conversation's last line, ASKING_WEIGHT for the
-    sentences that ask amid others that do not):
+    weight each (1, or ASKING_WEIGHT for the sentences of a one-line query that ask amid
+    others that do not):
     - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
     - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
     - other words are themselves;
@@ -112,9 +111,8 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     talk = len(lines) > 1
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
     if talk:
-        for i, line in enumerate(lines):
-            weight = LAST_LINE_WEIGHT if i == len(lines) - 1 else 1
-            terms += [(t, stop, weight) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
+        for line in lines:
+            terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
     else:
         parts = sentences(lines[0])
         asks = [asking(p) for p in parts]

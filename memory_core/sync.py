@@ -32,7 +32,7 @@ from . import corrections, jsonl, refs
 from .chunking import split_markdown
 from .config import normalize_time
 from .records import FACT_TYPES, KINDS
-from .text import normalize
+from .text import normalize, said_by
 
 SLICE_LINES = 2000  # records per transaction: what a kill can lose
 # With a deadline, a slice is smaller: its length is how far past the deadline a sync can
@@ -45,15 +45,6 @@ MAX_CORE_BYTES = 256_000  # of MEMORY.md indexed (~64k tokens); session start re
 # partly in what it answers. Saved facts, which name no speaker, are statements of their
 # own and get none (docs/retrieval.md "MemDaily" and "Neighbour context").
 NEIGHBOUR_CHARS = 150
-_SPEAKER = re.compile(r"\s*([^\s:：/]{1,30})\s?[:：](?!//)")
-# The commonest openings of a saved note that name what it is, not who said it.
-# (A Chinese label also ends a longer one: 告警规则, 本周总结, 迁移计划.)
-NOTE_LABELS = frozenset(
-    "todo note notes nb fyi ps update fix fixed bug issue decision reason cause result summary "
-    "status action next done context problem solution idea tip important".split())
-NOTE_LABELS_ZH = tuple(
-    "注意 备注 待办 决定 决策 结论 问题 更新 总结 原因 提示 说明 结果 方案 背景 现象 修复 原则 规则 "
-    "待定 进展 风险 影响 计划 目标 顺序 策略 格式 命令 配置".split())
 
 
 @dataclass
@@ -602,12 +593,7 @@ def speaker_of(record: dict) -> str | None:
     for who in (record.get("role"), source.get("speaker")):
         if isinstance(who, str) and who.strip():
             return who.strip().casefold()
-    m = _SPEAKER.match(record.get("content") or "") if isinstance(record.get("content"), str) else None
-    name = m.group(1).casefold() if m else None
-    if name is None or name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注" \
-            or not any(c.isalpha() for c in name) or name.endswith(("error", "exception", "warning")):
-        return None  # "TODO:", "注意：", "09:15", "TypeError:" label a note; nobody said it
-    return name
+    return said_by(record["content"]) if isinstance(record.get("content"), str) else None
 
 
 def _answered(previous, speaker: str | None) -> str | None:

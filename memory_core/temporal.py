@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .text import asking, sentences
+from .text import asking, conversation, sentences
 
 NEWEST, OLDEST = "newest", "oldest"
 
@@ -280,18 +280,19 @@ MAX_QUERY_CHARS = 2000
 def asked(query: str) -> str:
     """The sentences of a query that ask (end in "?" or "？"): a question's time words scope
     it, not the small talk around it ("今天天气真好。…那个规模是三千人的活动，地点是什么？").
-    The whole query when it is one sentence or none of its sentences asks."""
-    parts = sentences(query, clauses=True)
+    The whole query when it is one sentence or none of its sentences asks. A line ends a
+    sentence."""
+    parts = [part for line in query.splitlines() for part in sentences(line, clauses=True)]
     asks = [p for p in parts if asking(p)]
     return " ".join(asks) if asks and len(parts) > 1 else query
 
 
 def parse(query: str, now: datetime) -> TimeHint:
     """The time hint of a query ('' and queries without time words give an empty hint),
-    read from the sentences that ask (see `asked`). A query of several lines is a
-    conversation: its "今天" and "最近" are the speakers', not the search's, so it gets none."""
+    read from the sentences that ask (see `asked`). A conversation (`text.conversation`) gets
+    none: its "今天" and "最近" are the speakers', not the search's."""
     hint = TimeHint()
-    if not query or len([line for line in query.splitlines() if line.strip()]) > 1:
+    if not query or conversation([line for line in query.splitlines() if line.strip()]):
         return hint
     query = asked(query)[:MAX_QUERY_CHARS]
     today = now.astimezone().date()

@@ -79,7 +79,7 @@ def index_terms(text: str) -> str:
     return " ".join(out)
 
 
-# A one-line query of several sentences, some of which ask, is small talk around a question
+# A query of several sentences, some of which ask, is small talk around a question
 # ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count double.
 # (docs/retrieval.md "The sentence that asks".)
 ASKING_WEIGHT = 2
@@ -88,18 +88,47 @@ _NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?){_NOT_ASKING}|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
-# A query of several lines is a conversation (MADial's dialogues, a pasted chat): it also
-# matches single Chinese characters, a kind of stemming for related words (篮球赛 /
-# 篮球比赛). A one-line query does not: there the characters only add noise. Its lines
-# count alike: doubling the last one helped only the dialogues it was chosen on
-# (docs/retrieval.md "A MADial-shaped store nobody tuned on").
+# A query of lines that speakers say (MADial's dialogues, a pasted chat: at least two lines
+# that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`) is a conversation: it
+# also matches single Chinese characters, a kind of stemming for related words (篮球赛 /
+# 篮球比赛). Other queries do not, a prompt of several lines included: there the characters
+# only add noise. A conversation's lines count alike: doubling the last one helped only the
+# dialogues it was chosen on (docs/retrieval.md "A MADial-shaped store nobody tuned on").
 CONVERSATION_CHARS = True
+# A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,
+# "https://"). The commonest openings of a saved note name what it is, not who said it (a
+# Chinese label also ends a longer one: 告警规则, 本周总结, 迁移计划).
+_SPEAKER = re.compile(r"\s*([^\s:：/]{1,30})\s?[:：](?!//)")
+NOTE_LABELS = frozenset(
+    "todo note notes nb fyi ps update fix fixed bug issue decision reason cause result summary "
+    "status action next done context problem solution idea tip important".split())
+NOTE_LABELS_ZH = tuple(
+    "注意 备注 待办 决定 决策 结论 问题 更新 总结 原因 提示 说明 结果 方案 背景 现象 修复 原则 规则 "
+    "待定 进展 风险 影响 计划 目标 顺序 策略 格式 命令 配置".split())
+
+
+def said_by(line: str) -> str | None:
+    """Who says a line, by its opening ("Caroline: …", "<Bart>:", "用户：…"), case-folded;
+    None when it opens with no name: a note's label ("TODO:", "注意：", "TypeError:"), a
+    time ("09:15") or a link."""
+    m = _SPEAKER.match(line)
+    name = m.group(1).casefold() if m else None
+    if name is None or name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注" \
+            or not any(c.isalpha() for c in name) or name.endswith(("error", "exception", "warning")):
+        return None
+    return name
+
+
+def conversation(lines: list[str]) -> bool:
+    """Whether a query's lines are a conversation: two or more of them open with a
+    speaker (`said_by`)."""
+    return sum(1 for line in lines if said_by(line)) >= 2
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
     """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
-    weight each (1, or ASKING_WEIGHT for the sentences of a one-line query that ask amid
-    others that do not):
+    weight each (1, or ASKING_WEIGHT for the sentences that ask amid others that do not, in a
+    query that is not a conversation):
     - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
     - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
     - other words are themselves;
@@ -108,13 +137,12 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
         return []
     query = folded(query)
     lines = [line for line in query.splitlines() if line.strip()] or [query]
-    talk = len(lines) > 1
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
-    if talk:
+    if conversation(lines):
         for line in lines:
             terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
     else:
-        parts = sentences(lines[0])
+        parts = [part for line in lines for part in sentences(line)]
         asks = [asking(p) for p in parts]
         for sentence, asks_here in zip(parts, asks):
             weight = ASKING_WEIGHT if asks_here and not all(asks) else 1

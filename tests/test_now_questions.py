@@ -58,6 +58,21 @@ def test_a_past_stretch_asked_for_its_last_value_is_not_answered_with_todays(mem
         assert hits[0].id == v2["id"], (question, [h.content for h in hits])
 
 
+def test_a_prompt_of_several_lines_asking_about_last_week_gets_last_weeks_value(mem, monkeypatch):
+    """A question on a line of its own under another line ("帮我查一下" then the question) was
+    read as a conversation and got no time: last week's 86400 stayed hidden behind this
+    week's 21600."""
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
+    at(monkeypatch, "2026-10-14T10:00:00Z")
+    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
+    at(monkeypatch, "2026-10-21T10:00:00Z")
+    mem.save_fact("缓存过期时间改成 21600 秒", supersedes=v2["id"])
+    at(monkeypatch, "2026-10-23T10:00:00Z")
+    hits = mem.search("帮我查一下缓存的事\n上周 Redis 缓存 TTL 最后定的多少？", mode="fts")
+    assert hits[0].id == v2["id"], [h.content for h in hits]
+
+
 @pytest.mark.parametrize("filters", [
     {"until": "2026-09-30"}, {"since": "2026-09-01", "until": "2026-09-02"},
     {"type": "preference"}, {"memory_type": "B"},

@@ -1,5 +1,7 @@
 """How queries are cut into FTS5 terms and into words (memory_core.text)."""
-from memory_core.text import segment, weighted_terms, words
+import pytest
+
+from memory_core.text import conversation, segment, weighted_terms, words
 from queryutil import match_expression, query_terms  # noqa: E402
 
 
@@ -14,6 +16,33 @@ def test_a_conversation_adds_characters_and_weighs_its_lines_alike():
     assert w["乌龟"] == 1 and w["篮球"] == 1  # the last line is not the only one that matters
     assert w["龟"] == 1 and w["篮"] == 1  # single characters, for related words
     assert match_expression(talk).count('"乌龟"') == 1
+
+
+def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversation():
+    w = dict(weighted_terms("部署脚本报错了\n怎么回滚到上一个版本？"))
+    assert "报" not in w and "滚" not in w  # no single characters
+    assert w["回滚"] == 2 and w["部署"] == 1  # the line that asks counts double
+
+
+@pytest.mark.parametrize("lines", [
+    ['<Bart>:"今天打篮球了"', '<Assistant>:"赢了吗？"'],
+    ["Caroline: I went to the support group", "Melanie: How was it?"],
+    ["用户：帮我看看这个报错", "助手：好的"],
+    ["  [小雨]：我好紧张", "[Assistant]: 别怕"],
+])
+def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
+    assert conversation(lines)
+
+
+@pytest.mark.parametrize("lines", [
+    ["部署脚本报错了", "怎么回滚到上一个版本？"],
+    ["https://example.com/a", "https://example.com/b"],
+    ["TODO: 修复登录", "注意：周五不发版"],
+    ["10:30 开会", "11:00 上线"],
+    ["Caroline: one speaker tag", "is not a conversation"],
+])
+def test_other_lines_are_not_a_conversation(lines):
+    assert not conversation(lines)
 
 
 def test_a_one_line_query_has_no_weights_or_characters():

@@ -70,6 +70,15 @@ def test_a_conversation_has_no_time_hint():
     assert not parse(talk, NOW)
 
 
+def test_a_prompt_of_several_lines_that_no_speakers_say_is_read_for_its_time():
+    """Only a conversation's time words are the speakers'. A prompt whose question is on a
+    line of its own got no hint at all; its asking line's time words now scope it, and
+    the other lines' do not (as for the sentences of one line)."""
+    hint = parse("昨天部署的脚本报错了\n上周我们把 Redis TTL 改成多少了？", NOW)
+    assert (hint.start.date().isoformat(), hint.end.date().isoformat()) == ("2026-10-05", "2026-10-12")
+    assert not parse("昨天部署的脚本报错了\n怎么回滚到上一个版本？", NOW)
+
+
 @pytest.mark.parametrize("query, expected", [
     # small talk before the question: its 今天/最近 are not the question's
     ("今天天气真好，阳光明媚。最近也挺忙的。我想问的是：那个规模是三千人的活动，地点是什么？", None),

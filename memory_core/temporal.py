@@ -280,11 +280,14 @@ MAX_QUERY_CHARS = 2000
 def asked(query: str) -> str:
     """The sentences of a query that ask (end in "?" or "？"): a question's time words scope
     it, not the small talk around it ("今天天气真好。…那个规模是三千人的活动，地点是什么？").
-    The whole query when it is one sentence or none of its sentences asks. A line ends a
-    sentence."""
-    parts = [part for line in query.splitlines() for part in sentences(line, clauses=True)]
+    A line ends a sentence. When none asks, a query of several lines is asked on its last
+    line (the lines before are what it is about: a pasted log, a note), one line whole."""
+    lines = [line for line in query.splitlines() if line.strip()]
+    parts = [part for line in lines for part in sentences(line, clauses=True)]
     asks = [p for p in parts if asking(p)]
-    return " ".join(asks) if asks and len(parts) > 1 else query
+    if asks and len(parts) > 1:
+        return " ".join(asks)
+    return lines[-1] if len(lines) > 1 else query
 
 
 def parse(query: str, now: datetime) -> TimeHint:

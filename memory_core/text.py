@@ -86,7 +86,8 @@ ASKING_WEIGHT = 2
 # A "?" that asks: not the one of a link's query string ("api?user=1") or a regex.
 _NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
-_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?){_NOT_ASKING}|(?<=[.])\s+")
+# A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`).
+_SENTENCE = re.compile(r"(?<=[。！？!])|(?<=\?)(?![A-Za-z0-9_=&/%#+;-])|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # A query of lines that speakers say (MADial's dialogues, a pasted chat: at least two lines
 # that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`) is a conversation: it
@@ -119,10 +120,15 @@ def said_by(line: str) -> str | None:
     return name
 
 
+# What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …").
+_CHAT_PREFIX = re.compile(r"\s*(?:>\s*)*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+)?")
+
+
 def conversation(lines: list[str]) -> bool:
     """Whether a query's lines are a conversation: two or more of them open with a
-    speaker (`said_by`)."""
-    return sum(1 for line in lines if said_by(line)) >= 2
+    speaker (`said_by`), after a quote mark or a time, as folded (ＴＯＤＯ： is TODO:)."""
+    return sum(1 for line in lines
+               if said_by(_CHAT_PREFIX.sub("", folded(line), count=1))) >= 2
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
@@ -161,7 +167,10 @@ def sentences(text: str, clauses: bool = False) -> list[str]:
 
 
 def asking(sentence: str) -> bool:
-    return sentence.rstrip().endswith(("?", "？"))
+    """A sentence ends in "？", or in a "?" after a word: not SQL's `id = ?`."""
+    s = sentence.rstrip()
+    return s.endswith("？") or (s.endswith("?") and len(s) > 1 and not s[-2].isspace()
+                                and s[-2] != "=")
 
 
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:

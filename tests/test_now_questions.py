@@ -71,6 +71,9 @@ def test_a_prompt_of_several_lines_asking_about_last_week_gets_last_weeks_value(
     at(monkeypatch, "2026-10-23T10:00:00Z")
     hits = mem.search("帮我查一下缓存的事\n上周 Redis 缓存 TTL 最后定的多少？", mode="fts")
     assert hits[0].id == v2["id"], [h.content for h in hits]
+    # and the line before a question that names no time does not scope it
+    hits = mem.search("上周部署出了问题，回滚了\nRedis 缓存 TTL 是多少", mode="fts")
+    assert hits[0].content == "缓存过期时间改成 21600 秒", [h.content for h in hits]
 
 
 @pytest.mark.parametrize("filters", [

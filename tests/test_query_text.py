@@ -29,6 +29,8 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["Caroline: I went to the support group", "Melanie: How was it?"],
     ["用户：帮我看看这个报错", "助手：好的"],
     ["  [小雨]：我好紧张", "[Assistant]: 别怕"],
+    ["[10:32] 小明: 我下午去踢球了", "[10:33] 助手: 好玩吗"],
+    ["> 小明：我下午去踢球了", "> 助手：好玩吗"],
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     assert conversation(lines)

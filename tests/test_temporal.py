@@ -79,6 +79,34 @@ def test_a_prompt_of_several_lines_that_no_speakers_say_is_read_for_its_time():
     assert not parse("昨天部署的脚本报错了\n怎么回滚到上一个版本？", NOW)
 
 
+@pytest.mark.parametrize("prompt", [
+    "2026-10-14 10:00:01 INFO redis ttl reload\n2026-10-14 10:00:02 ERROR cache miss storm\n"
+    "what is the Redis cache TTL",
+    "Last week we had an outage\nwhat's the Redis cache TTL now",
+    "上周部署出了问题，回滚了\nRedis 缓存 TTL 是多少",
+    "```\n[2026-10-05 09:00] redis: ttl=3600\n```\nwhat should the Redis cache TTL be",
+])
+def test_a_prompt_of_several_lines_that_asks_nothing_is_asked_on_its_last_line(prompt):
+    """A hostile review: with no "?" anywhere, every line's time words scoped the search, a
+    pasted log's dates included, and a replaced value came first."""
+    assert parse(prompt, NOW).start is None
+
+
+def test_code_and_sql_question_marks_do_not_ask():
+    """`open(url)?;` and `id = ?` took the place of the question: "last week" was lost."""
+    hint = parse("let c = redis::Client::open(url)?;\nwhat was the redis pool size last week", NOW)
+    assert hint.start is not None and hint.start.date().isoformat() == "2026-10-05"
+    hint = parse("SELECT * FROM users WHERE id = ?\n上周 Redis TTL 改成多少了", NOW)
+    assert hint.start is not None and hint.start.date().isoformat() == "2026-10-05"
+
+
+def test_full_width_note_labels_are_labels_for_the_time_too():
+    """weighted_terms read "ＴＯＤＯ：" folded (a label), parse raw (a speaker): the prompt was
+    sentences for its terms and a conversation, with no time, for its time."""
+    hint = parse("ＴＯＤＯ：修复登录\nＮＯＴＥ：周五不发版\n上周 Redis 缓存 TTL 最后定的多少？", NOW)
+    assert hint.start is not None
+
+
 @pytest.mark.parametrize("query, expected", [
     # small talk before the question: its 今天/最近 are not the question's
     ("今天天气真好，阳光明媚。最近也挺忙的。我想问的是：那个规模是三千人的活动，地点是什么？", None),

@@ -59,10 +59,6 @@ def clean(text: str, *, one_line: bool = False) -> str:
 FENCE_NAME = "cursor-memory"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 _JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\([/<>])")
-
-
-def _json_char(m) -> str:
-    return chr(int(m.group(1), 16)) if m.group(1) else m.group(2)
 # Letters of other scripts that look like the Latin ones of the fence's name (NFKC keeps
 # them apart): Cyrillic с о е м у г р а х к ѕ, Greek ο ε υ ν, and angle quotes as brackets.
 _CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpaxksioeuv<>")
@@ -85,6 +81,10 @@ _FENCE_LOOKALIKE = re.compile(
 def _imitations(norm: str):
     return (m for m in _FENCE_LOOKALIKE.finditer(norm)
             if sum(c.isascii() and c.isalpha() for c in m.group()) >= NAME_LATIN)
+
+
+def _json_char(m) -> str:
+    return chr(int(m.group(1), 16)) if m.group(1) else m.group(2)
 
 
 def _normalised(text: str):

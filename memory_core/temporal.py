@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .text import asking, conversation, sentences
+from .text import asking, conversation, folded, lines, sentences
 
 NEWEST, OLDEST = "newest", "oldest"
 
@@ -282,12 +282,12 @@ def asked(query: str) -> str:
     it, not the small talk around it ("今天天气真好。…那个规模是三千人的活动，地点是什么？").
     A line ends a sentence. When none asks, a query of several lines is asked on its last
     line (the lines before are what it is about: a pasted log, a note), one line whole."""
-    lines = [line for line in query.splitlines() if line.strip()]
-    parts = [part for line in lines for part in sentences(line, clauses=True)]
+    rows = lines(query)
+    parts = [part for line in rows for part in sentences(line, clauses=True)]
     asks = [p for p in parts if asking(p)]
     if asks and len(parts) > 1:
         return " ".join(asks)
-    return lines[-1] if len(lines) > 1 else query
+    return rows[-1] if len(rows) > 1 else query
 
 
 def parse(query: str, now: datetime) -> TimeHint:
@@ -295,7 +295,7 @@ def parse(query: str, now: datetime) -> TimeHint:
     read from the sentences that ask (see `asked`). A conversation (`text.conversation`) gets
     none: its "今天" and "最近" are the speakers', not the search's."""
     hint = TimeHint()
-    if not query or conversation([line for line in query.splitlines() if line.strip()]):
+    if not query or conversation(lines(folded(query))):
         return hint
     query = asked(query)[:MAX_QUERY_CHARS]
     today = now.astimezone().date()

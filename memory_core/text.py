@@ -84,10 +84,11 @@ def index_terms(text: str) -> str:
 # (docs/retrieval.md "The sentence that asks".)
 ASKING_WEIGHT = 2
 # A "?" that asks: not the one of a link's query string ("api?user=1") or a regex.
-_NOT_ASKING = r"(?![A-Za-z0-9_=&/%#+-])"
+_IN_CODE_AFTER = "A-Za-z0-9_=&/%#+-"  # what follows such a "?" ("-" last: not a range)
+_NOT_ASKING = rf"(?![{_IN_CODE_AFTER}])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 # A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`).
-_SENTENCE = re.compile(r"(?<=[。！？!])|(?<=\?)(?![A-Za-z0-9_=&/%#+;-])|(?<=[.])\s+")
+_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # A query of lines that speakers say (MADial's dialogues, a pasted chat: at least two lines
 # that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`) is a conversation: it
@@ -124,11 +125,15 @@ def said_by(line: str) -> str | None:
 _CHAT_PREFIX = re.compile(r"\s*(?:>\s*)*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+)?")
 
 
-def conversation(lines: list[str]) -> bool:
-    """Whether a query's lines are a conversation: two or more of them open with a
-    speaker (`said_by`), after a quote mark or a time, as folded (ＴＯＤＯ： is TODO:)."""
-    return sum(1 for line in lines
-               if said_by(_CHAT_PREFIX.sub("", folded(line), count=1))) >= 2
+def lines(text: str) -> list[str]:
+    """A text's lines that are not blank."""
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def conversation(folded_lines: list[str]) -> bool:
+    """Whether a query's lines, folded (ＴＯＤＯ： is TODO:), are a conversation: two or more
+    of them open with a speaker (`said_by`), after a quote mark or a time."""
+    return sum(1 for line in folded_lines if said_by(_CHAT_PREFIX.sub("", line, count=1))) >= 2
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
@@ -142,13 +147,13 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     if not query:
         return []
     query = folded(query)
-    lines = [line for line in query.splitlines() if line.strip()] or [query]
+    rows = lines(query) or [query]
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
-    if conversation(lines):
-        for line in lines:
+    if conversation(rows):
+        for line in rows:
             terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
     else:
-        parts = [part for line in lines for part in sentences(line)]
+        parts = [part for line in rows for part in sentences(line)]
         asks = [asking(p) for p in parts]
         for sentence, asks_here in zip(parts, asks):
             weight = ASKING_WEIGHT if asks_here and not all(asks) else 1

@@ -41,11 +41,9 @@ def test_after_consolidation_superseding_a_saved_id_still_answers_now_with_the_c
     assert hits and hits[0].id == v3["id"], [(h.status, h.content) for h in hits]
 
 
-def test_a_past_stretch_asked_for_its_last_value_is_not_answered_with_todays(mem, monkeypatch):
-    """"上周 … 最后定的多少": the value true at the end of last week (86400, replaced only
-    this week). `_current` swaps every superseded record for the end of its chain even when
-    the question names a past stretch, so this week's 21600 goes first. Before 6ddd76c the
-    answer was 86400."""
+def replaced_last_week_and_this_week(mem, monkeypatch) -> dict:
+    """3600 (10-05), replaced by 86400 last week (10-14), replaced by 21600 this week
+    (10-21); today is 10-23. The value true at the end of last week: 86400, returned."""
     at(monkeypatch, "2026-10-05T10:00:00Z")
     v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
     at(monkeypatch, "2026-10-14T10:00:00Z")
@@ -53,6 +51,15 @@ def test_a_past_stretch_asked_for_its_last_value_is_not_answered_with_todays(mem
     at(monkeypatch, "2026-10-21T10:00:00Z")
     mem.save_fact("缓存过期时间改成 21600 秒", supersedes=v2["id"])
     at(monkeypatch, "2026-10-23T10:00:00Z")
+    return v2
+
+
+def test_a_past_stretch_asked_for_its_last_value_is_not_answered_with_todays(mem, monkeypatch):
+    """"上周 … 最后定的多少": the value true at the end of last week (86400, replaced only
+    this week). `_current` swaps every superseded record for the end of its chain even when
+    the question names a past stretch, so this week's 21600 goes first. Before 6ddd76c the
+    answer was 86400."""
+    v2 = replaced_last_week_and_this_week(mem, monkeypatch)
     for question in ("上周 Redis 缓存 TTL 最后定的多少", "上周 Redis 缓存 TTL 最终改成多少了"):
         hits = mem.search(question, mode="fts")
         assert hits[0].id == v2["id"], (question, [h.content for h in hits])
@@ -62,13 +69,7 @@ def test_a_prompt_of_several_lines_asking_about_last_week_gets_last_weeks_value(
     """A question on a line of its own under another line ("帮我查一下" then the question) was
     read as a conversation and got no time: last week's 86400 stayed hidden behind this
     week's 21600."""
-    at(monkeypatch, "2026-10-05T10:00:00Z")
-    v1 = mem.save_fact("Redis 缓存 TTL 设成 3600 秒")
-    at(monkeypatch, "2026-10-14T10:00:00Z")
-    v2 = mem.save_fact("Redis 缓存 TTL 改成 86400 秒", supersedes=v1["id"])
-    at(monkeypatch, "2026-10-21T10:00:00Z")
-    mem.save_fact("缓存过期时间改成 21600 秒", supersedes=v2["id"])
-    at(monkeypatch, "2026-10-23T10:00:00Z")
+    v2 = replaced_last_week_and_this_week(mem, monkeypatch)
     hits = mem.search("帮我查一下缓存的事\n上周 Redis 缓存 TTL 最后定的多少？", mode="fts")
     assert hits[0].id == v2["id"], [h.content for h in hits]
     # and the line before a question that names no time does not scope it

@@ -130,10 +130,25 @@ def lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+# A log's levels open its lines as a speaker's name would ("INFO: server started"). Read
+# here only: `said_by` also decides which saved lines are a conversation's, so a change
+# there changes the index (chunking.CHUNKER_VERSION).
+_LOG_LEVELS = frozenset("info debug warn trace fatal critical notice verbose log".split())
+
+
 def conversation(folded_lines: list[str]) -> bool:
     """Whether a query's lines, folded (ＴＯＤＯ： is TODO:), are a conversation: two or more
-    of them open with a speaker (`said_by`), after a quote mark or a time."""
-    return sum(1 for line in folded_lines if said_by(_CHAT_PREFIX.sub("", line, count=1))) >= 2
+    of them open with a speaker (`said_by`), after a quote mark or a time, and so does the
+    last. A prompt that ends in lines of its own asks about what is pasted above it (a chat,
+    "环境：prod" / "版本：v2.3", a log): those lines are read as sentences, and its question
+    counts double and is read for its time."""
+    said = [_speaker(line) for line in folded_lines]
+    return bool(said) and said[-1] is not None and sum(1 for who in said if who) >= 2
+
+
+def _speaker(folded_line: str) -> str | None:
+    who = said_by(_CHAT_PREFIX.sub("", folded_line, count=1))
+    return None if who in _LOG_LEVELS else who
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:

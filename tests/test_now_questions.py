@@ -77,6 +77,21 @@ def test_a_prompt_of_several_lines_asking_about_last_week_gets_last_weeks_value(
     assert hits[0].content == "缓存过期时间改成 21600 秒", [h.content for h in hits]
 
 
+@pytest.mark.parametrize("above", [
+    "环境：prod\n集群：cache-02",                       # values pasted above the question
+    "Expected: 86400\nActual: 21600",
+    "小王：TTL 是不是又改了？\n小李：好像改过两次",        # a chat it asks about
+    "INFO: redis connected\nINFO: ttl loaded",         # a log
+])
+def test_a_question_under_pasted_lines_keeps_its_time(mem, monkeypatch, above):
+    """Lines that open "名字：" / "Key:" above a question of the user's own were read as a
+    conversation, whose time words are the speakers': "上周" was dropped and this week's
+    21600 came first. A conversation ends in a line a speaker says."""
+    v2 = replaced_last_week_and_this_week(mem, monkeypatch)
+    hits = mem.search(above + "\n上周 Redis 缓存 TTL 最后定的多少？", mode="fts")
+    assert hits[0].id == v2["id"], [h.content for h in hits]
+
+
 @pytest.mark.parametrize("filters", [
     {"until": "2026-09-30"}, {"since": "2026-09-01", "until": "2026-09-02"},
     {"type": "preference"}, {"memory_type": "B"},

@@ -42,9 +42,18 @@ def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     ["TODO: 修复登录", "注意：周五不发版"],
     ["10:30 开会", "11:00 上线"],
     ["Caroline: one speaker tag", "is not a conversation"],
+    ["环境：prod", "版本：v2.3", "上周 Redis TTL 改成多少了？"],  # values above a question
+    ["小明：明天开会吗？", "小红：开", "他们定的是几点？"],  # a question about a chat
+    ["INFO: server started", "INFO: connecting to redis"],  # a log's levels
 ])
 def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)
+
+
+def test_a_question_under_pasted_values_counts_double_and_matches_no_single_character():
+    w = dict(weighted_terms("环境：prod\n版本：v2.3\n部署后缓存命中率为什么下降了？"))
+    assert w["命中"] == 2 and w["prod"] == 1
+    assert "缓" not in w and "境" not in w
 
 
 def test_a_one_line_query_has_no_weights_or_characters():

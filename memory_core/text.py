@@ -90,12 +90,12 @@ ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 # A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`).
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
-# A query of lines that speakers say (MADial's dialogues, a pasted chat: at least two lines
-# that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`) is a conversation: it
-# also matches single Chinese characters, a kind of stemming for related words (篮球赛 /
-# 篮球比赛). Other queries do not, a prompt of several lines included: there the characters
-# only add noise. A conversation's lines count alike: doubling the last one helped only the
-# dialogues it was chosen on (docs/retrieval.md "A MADial-shaped store nobody tuned on").
+# The lines of a chat in a query (MADial's dialogues, a pasted chat: at least two lines
+# that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`, `chat_span`) also match single
+# Chinese characters, a kind of stemming for related words (篮球赛 / 篮球比赛). Other lines
+# do not, a prompt of several lines included: there the characters only add noise. A
+# chat's lines count alike: doubling the last one helped only the dialogues it was chosen
+# on (docs/retrieval.md "A MADial-shaped store nobody tuned on").
 CONVERSATION_CHARS = True
 # A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,
 # "https://"). The commonest openings of a saved note name what it is, not who said it (a
@@ -121,8 +121,10 @@ def said_by(line: str) -> str | None:
     return name
 
 
-# What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …").
-_CHAT_PREFIX = re.compile(r"\s*(?:>\s*)*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+)?")
+# What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …",
+# "[10:32 AM] Bart: …").
+_CHAT_PREFIX = re.compile(r"\s*(?:>\s*)*(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\]?\s+)?",
+                          re.IGNORECASE)
 
 
 def lines(text: str) -> list[str]:
@@ -130,31 +132,57 @@ def lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-# A log's levels open its lines as a speaker's name would ("INFO: server started"). Read
-# here only: `said_by` also decides which saved lines are a conversation's, so a change
-# there changes the index (chunking.CHUNKER_VERSION).
-_LOG_LEVELS = frozenset("info debug warn trace fatal critical notice verbose log".split())
+# Openings that read as a speaker's name and are not one, in a query: a log's or a tool's
+# levels ("INFO: server started", "[WRN]:", "hint:", "remote:"), the label of the user's own
+# question ("Q: …", "问：…"), a sentence or a dotted name that ends in a colon ("配置如下：",
+# "为什么？原因：", "app.py:12:", "java.lang.NullPointerException:"),
+# and markdown's emphasis around a label ("**问题**："). Read here only: `said_by` also
+# decides which saved lines are a conversation's, so a change there changes the index
+# (chunking.CHUNKER_VERSION).
+_NOT_SPEAKERS = frozenset("info inf debug dbg warn wrn err trace fatal critical severe notice "
+                          "verbose log panic hint remote q question query 问 提问".split())
+_IN_SENTENCE = re.compile(r"[?？,，。!！;；、.]")
+_EMPHASIS = re.compile(r"[*_]+")
+
+
+def chat_span(folded_lines: list[str]) -> tuple[int, int] | None:
+    """Where a chat is among a query's lines, folded (ＴＯＤＯ： is TODO:): (first, last) of
+    the lines that open with a speaker (`said_by`, after a quote mark or a time), two or
+    more, and the lines between them (a turn's later lines); None when there is none. The
+    lines before and after are the user's own (`own_lines`)."""
+    said = [i for i, line in enumerate(folded_lines) if _speaker(line)]
+    return (said[0], said[-1]) if len(said) >= 2 else None
+
+
+def own_lines(folded_lines: list[str], span: tuple[int, int] | None) -> list[int]:
+    """The indexes of a query's lines outside its chat (`chat_span`): the user's own words
+    about what is pasted (a question under a chat, "环境：prod" / "版本：v2.3" or a log)."""
+    if span is None:
+        return list(range(len(folded_lines)))
+    return [i for i in range(len(folded_lines)) if not span[0] <= i <= span[1]]
 
 
 def conversation(folded_lines: list[str]) -> bool:
-    """Whether a query's lines, folded (ＴＯＤＯ： is TODO:), are a conversation: two or more
-    of them open with a speaker (`said_by`), after a quote mark or a time, and so does the
-    last. A prompt that ends in lines of its own asks about what is pasted above it (a chat,
-    "环境：prod" / "版本：v2.3", a log): those lines are read as sentences, and its question
-    counts double and is read for its time."""
-    said = [_speaker(line) for line in folded_lines]
-    return bool(said) and said[-1] is not None and sum(1 for who in said if who) >= 2
+    """Whether a query is a conversation and nothing else (MADial's dialogues, a chat pasted
+    whole): its words are the speakers', so it is read with its lines alike and no time. A
+    prompt with lines of its own around a chat is read for those lines' question and time
+    (`weighted_terms`, `temporal.parse`)."""
+    span = chat_span(folded_lines)
+    return span is not None and span == (0, len(folded_lines) - 1)
 
 
 def _speaker(folded_line: str) -> str | None:
-    who = said_by(_CHAT_PREFIX.sub("", folded_line, count=1))
-    return None if who in _LOG_LEVELS else who
+    line = _CHAT_PREFIX.sub("", folded_line, count=1)
+    who = said_by(_EMPHASIS.sub("", line[:40]) + line[40:])
+    if who is None or who.strip("[]<>()") in _NOT_SPEAKERS or _IN_SENTENCE.search(who):
+        return None
+    return who
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
     """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
-    weight each (1, or ASKING_WEIGHT for the sentences that ask amid others that do not, in a
-    query that is not a conversation):
+    weight each (1, or ASKING_WEIGHT for the user's sentences that ask amid others that do
+    not or amid a chat; a chat's own questions are the speakers', `chat_span`):
     - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
     - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
     - other words are themselves;
@@ -163,15 +191,18 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
         return []
     query = folded(query)
     rows = lines(query) or [query]
+    span = chat_span(rows)
+    own = set(own_lines(rows, span))
+    parts = {i: sentences(rows[i]) for i in own}
+    asks = {p: asking(p) for ps in parts.values() for p in ps}
+    amid = span is not None or not all(asks.values())  # a question amid what does not ask
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
-    if conversation(rows):
-        for line in rows:
+    for i, line in enumerate(rows):
+        if i not in own:  # a chat's line: the speakers' words, alike
             terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
-    else:
-        parts = [part for line in rows for part in sentences(line)]
-        asks = [asking(p) for p in parts]
-        for sentence, asks_here in zip(parts, asks):
-            weight = ASKING_WEIGHT if asks_here and not all(asks) else 1
+            continue
+        for sentence in parts[i]:
+            weight = ASKING_WEIGHT if asks[sentence] and amid else 1
             terms += [(t, stop, weight) for t, stop in _line_terms(sentence)]
     kept = [t for t in terms if not t[1]] or terms
     out: dict[str, int] = {}

@@ -77,19 +77,28 @@ def test_a_prompt_of_several_lines_asking_about_last_week_gets_last_weeks_value(
     assert hits[0].content == "缓存过期时间改成 21600 秒", [h.content for h in hits]
 
 
-@pytest.mark.parametrize("above", [
-    "环境：prod\n集群：cache-02",                       # values pasted above the question
-    "Expected: 86400\nActual: 21600",
-    "小王：TTL 是不是又改了？\n小李：好像改过两次",        # a chat it asks about
-    "INFO: redis connected\nINFO: ttl loaded",         # a log
+LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
+
+
+@pytest.mark.parametrize("query, answer", [
+    ("环境：prod\n集群：cache-02\n" + LAST_WEEK, "86400"),  # values pasted above the question
+    ("Expected: 86400\nActual: 21600\n" + LAST_WEEK, "86400"),
+    ("INFO: redis connected\n[WRN]: ttl reloaded\n" + LAST_WEEK, "86400"),  # a log
+    (LAST_WEEK + "\n环境：prod\n集群：cache-02", "86400"),  # or below it
+    ("小王：TTL 是不是又改了？\n小李：好像改过两次\n" + LAST_WEEK, "86400"),  # a chat it asks about
+    ("小王：昨天群里说 TTL 又改了？\n小李：对\n" + LAST_WEEK, "86400"),  # the chat's 昨天 is theirs
+    ("小王：上周 Redis 缓存 TTL 是多少？\n小李：86400 吧\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("小王：上周 Redis 缓存 TTL 改成多少了？\n小李：我查一下\n帮我回复小王", "21600"),
 ])
-def test_a_question_under_pasted_lines_keeps_its_time(mem, monkeypatch, above):
-    """Lines that open "名字：" / "Key:" above a question of the user's own were read as a
-    conversation, whose time words are the speakers': "上周" was dropped and this week's
-    21600 came first. A conversation ends in a line a speaker says."""
-    v2 = replaced_last_week_and_this_week(mem, monkeypatch)
-    hits = mem.search(above + "\n上周 Redis 缓存 TTL 最后定的多少？", mode="fts")
-    assert hits[0].id == v2["id"], [h.content for h in hits]
+def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
+    """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the
+    speakers': "上周" under pasted values was dropped and this week's 21600 came first. Then
+    (09d4ec3) a prompt not ending in a speaker's line was read as sentences, the chat's
+    included, so the chat's "上周" or "昨天" scoped the user's question. Now only the user's
+    own lines, before or after the chat, are read for time and for what they ask."""
+    replaced_last_week_and_this_week(mem, monkeypatch)
+    hits = mem.search(query, mode="fts")
+    assert answer in hits[0].content, [h.content for h in hits]
 
 
 @pytest.mark.parametrize("filters", [

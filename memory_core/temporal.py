@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .text import asking, chat_span, folded, lines, own_lines, sentences
+from .text import asking, chat_of, folded, lines, own_lines, sentences
 
 NEWEST, OLDEST = "newest", "oldest"
 
@@ -292,19 +292,19 @@ def asked(query: str) -> str:
 
 def parse(query: str, now: datetime) -> TimeHint:
     """The time hint of a query ('' and queries without time words give an empty hint),
-    read from the sentences that ask (see `asked`). A chat's lines (`text.chat_span`) give
+    read from the sentences that ask (see `asked`). A chat's lines (`text.chat_of`) give
     none: their "今天" and "最近" are the speakers', not the search's; only the user's own
     lines around it are read, and a chat alone has no hint."""
     hint = TimeHint()
     if not query:
         return hint
     read = lines(folded(query))
-    span = chat_span(read)
-    if span is not None:
-        own = own_lines(read, span)
+    chat = chat_of(read)
+    if chat.lines:
+        own = own_lines(read, chat)
         if not own:
             return hint
-        raw = lines(query)  # as written, when folding kept its lines (it always should)
+        raw = lines(query)  # as written; NFKC keeps a text's lines (every code point checked)
         query = "\n".join((raw if len(raw) == len(read) else read)[i] for i in own)
     query = asked(query)[:MAX_QUERY_CHARS]
     today = now.astimezone().date()

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import unicodedata
+from dataclasses import dataclass
 
 TOKENIZER_VERSION = "2"  # 2: normalize keeps what separates digits; full-width folded (NFKC)
 
@@ -91,7 +92,7 @@ ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.])\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # The lines of a chat in a query (MADial's dialogues, a pasted chat: at least two lines
-# that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`, `chat_span`) also match single
+# that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`, `chat_of`) also match single
 # Chinese characters, a kind of stemming for related words (篮球赛 / 篮球比赛). Other lines
 # do not, a prompt of several lines included: there the characters only add noise. A
 # chat's lines count alike: doubling the last one helped only the dialogues it was chosen
@@ -115,10 +116,14 @@ def said_by(line: str) -> str | None:
     time ("09:15") or a link."""
     m = _SPEAKER.match(line)
     name = m.group(1).casefold() if m else None
-    if name is None or name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注" \
-            or not any(c.isalpha() for c in name) or name.endswith(("error", "exception", "warning")):
+    if name is None or _is_label(name) or not any(c.isalpha() for c in name) \
+            or name.endswith(("error", "exception", "warning")):
         return None
     return name
+
+
+def _is_label(name: str) -> bool:
+    return name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注"
 
 
 # What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …",
@@ -133,56 +138,96 @@ def lines(text: str) -> list[str]:
 
 
 # Openings that read as a speaker's name and are not one, in a query: a log's or a tool's
-# levels ("INFO: server started", "[WRN]:", "hint:", "remote:"), the label of the user's own
-# question ("Q: …", "问：…"), a sentence or a dotted name that ends in a colon ("配置如下：",
-# "为什么？原因：", "app.py:12:", "java.lang.NullPointerException:"),
-# and markdown's emphasis around a label ("**问题**："). Read here only: `said_by` also
-# decides which saved lines are a conversation's, so a change there changes the index
-# (chunking.CHUNKER_VERSION).
+# levels ("INFO: server started", "[WRN]:", "hint:", "remote:"), a sentence before the colon
+# ("配置如下：", "为什么？原因："), a file and line ("app.py:12:"), a date ("2026-10-22T10:00").
+# Markdown's emphasis is read through ("**问题**：" is a label, "**Bart**:" a speaker). Read
+# here only: `said_by` also decides which saved lines are a conversation's, so a change
+# there changes the index (chunking.CHUNKER_VERSION).
 _NOT_SPEAKERS = frozenset("info inf debug dbg warn wrn err trace fatal critical severe notice "
-                          "verbose log panic hint remote q question query 问 提问".split())
-_IN_SENTENCE = re.compile(r"[?？,，。!！;；、.]")
+                          "verbose log panic hint remote".split())
+_IN_SENTENCE = re.compile(r"[?？,，。!！;；、]")
+_FILE_LINE = re.compile(r"\s*\S+\.\w+:\d")
+_DATED = re.compile(r"\d{2,4}[-/.]\d")
 _EMPHASIS = re.compile(r"[*_]+")
+# "Q: …" is the user labelling their own question, unless "A: …" answers it (a pasted Q&A).
+_QUESTION_LABELS = frozenset("q question query 问 提问".split())
+_ANSWER_LABELS = frozenset("a answer 答 回答".split())
+# Once a query holds a chat, a name of two or three capitalised words speaks too ("Bart
+# Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:").
+_FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
+# A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
+# 10:32 AM]"): the chat's, so its day is not the user's question's.
+_TIME_HEADER = re.compile(
+    r"\s*\[?(?:(?:昨天|今天|前天|星期.|周.|yesterday|today|[a-z]{3,6}day|上午|下午|晚上|凌晨|中午"
+    r"|[\d\-/.年月日号t])\s*)*\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\]?\s*$", re.IGNORECASE)
 
 
-def chat_span(folded_lines: list[str]) -> tuple[int, int] | None:
-    """Where a chat is among a query's lines, folded (ＴＯＤＯ： is TODO:): (first, last) of
-    the lines that open with a speaker (`said_by`, after a quote mark or a time), two or
-    more, and the lines between them (a turn's later lines); None when there is none. The
-    lines before and after are the user's own (`own_lines`)."""
-    said = [i for i, line in enumerate(folded_lines) if _speaker(line)]
-    return (said[0], said[-1]) if len(said) >= 2 else None
+@dataclass(frozen=True)
+class Chat:
+    """The lines of a query that a chat holds (indexes), and whether two or more of them
+    open with a speaker (a conversation's reading: single characters too)."""
+    lines: tuple[int, ...] = ()
+    talk: bool = False
 
 
-def own_lines(folded_lines: list[str], span: tuple[int, int] | None) -> list[int]:
-    """The indexes of a query's lines outside its chat (`chat_span`): the user's own words
-    about what is pasted (a question under a chat, "环境：prod" / "版本：v2.3" or a log)."""
-    if span is None:
-        return list(range(len(folded_lines)))
-    return [i for i in range(len(folded_lines)) if not span[0] <= i <= span[1]]
+def chat_of(folded_lines: list[str]) -> Chat:
+    """Where a query's lines, folded (ＴＯＤＯ： is TODO:), hold a chat: from the first line
+    that opens with a speaker (`said_by`, after a quote mark or a time) to the last, two or
+    more, the lines between them included (a turn's later lines) except a line the user
+    labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32").
+    One line a speaker opens, amid others, is a message quoted.
+    The other lines are the user's own (`own_lines`): what they ask, and when."""
+    openings = [_opening(line) for line in folded_lines]
+    names = [_name(o) for o in openings]
+    qa = any(n in _ANSWER_LABELS for n in names)
+    said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
+    if len(said) == 1 and len(folded_lines) > 1:
+        return Chat((said[0],))
+    if len(said) < 2:
+        return Chat()
+    said += [i for i, o in enumerate(openings) if not names[i] and _FULL_NAME.match(o)]
+    first, last = min(said), max(said)
+    while first and _TIME_HEADER.match(folded_lines[first - 1]):
+        first -= 1
+    return Chat(tuple(i for i in range(first, last + 1) if not _labelled(openings[i], qa)), True)
+
+
+def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:
+    """The indexes of a query's lines that are the user's own words, not its chat's: a
+    question under a chat, above "环境：prod" / "版本：v2.3" or a log."""
+    return [i for i in range(len(folded_lines)) if i not in chat.lines]
 
 
 def conversation(folded_lines: list[str]) -> bool:
     """Whether a query is a conversation and nothing else (MADial's dialogues, a chat pasted
-    whole): its words are the speakers', so it is read with its lines alike and no time. A
-    prompt with lines of its own around a chat is read for those lines' question and time
-    (`weighted_terms`, `temporal.parse`)."""
-    span = chat_span(folded_lines)
-    return span is not None and span == (0, len(folded_lines) - 1)
+    whole): its words are the speakers', so it is read with its lines alike and no time."""
+    chat = chat_of(folded_lines)
+    return chat.talk and len(chat.lines) == len(folded_lines)
 
 
-def _speaker(folded_line: str) -> str | None:
+def _opening(folded_line: str) -> str:
     line = _CHAT_PREFIX.sub("", folded_line, count=1)
-    who = said_by(_EMPHASIS.sub("", line[:40]) + line[40:])
-    if who is None or who.strip("[]<>()") in _NOT_SPEAKERS or _IN_SENTENCE.search(who):
+    return _EMPHASIS.sub("", line[:40]) + line[40:]
+
+
+def _name(opening: str) -> str | None:
+    who = said_by(opening)
+    if who is None or who.strip("[]<>()") in _NOT_SPEAKERS or _IN_SENTENCE.search(who) \
+            or _FILE_LINE.match(opening) or _DATED.match(who):
         return None
     return who
+
+
+def _labelled(opening: str, qa: bool) -> bool:
+    m = _SPEAKER.match(opening)
+    name = m.group(1).casefold() if m else ""
+    return bool(name) and (_is_label(name) or (name in _QUESTION_LABELS and not qa))
 
 
 def weighted_terms(query: str) -> list[tuple[str, int]]:
     """A query as FTS5 phrases (each a space-joined token list), most specific first, with a
     weight each (1, or ASKING_WEIGHT for the user's sentences that ask amid others that do
-    not or amid a chat; a chat's own questions are the speakers', `chat_span`):
+    not or amid a chat; a chat's own questions are the speakers', `chat_of`):
     - an identifier (`sqlite-vec`, `src/auth/jwt.ts`) is one phrase of its parts;
     - a Chinese run of one or two characters is itself; a longer run gives its bigrams;
     - other words are themselves;
@@ -191,15 +236,16 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
         return []
     query = folded(query)
     rows = lines(query) or [query]
-    span = chat_span(rows)
-    own = set(own_lines(rows, span))
+    chat = chat_of(rows)
+    own = set(own_lines(rows, chat))
     parts = {i: sentences(rows[i]) for i in own}
     asks = {p: asking(p) for ps in parts.values() for p in ps}
-    amid = span is not None or not all(asks.values())  # a question amid what does not ask
+    amid = bool(chat.lines) or not all(asks.values())  # a question amid what does not ask
+    chars = CONVERSATION_CHARS and chat.talk
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
     for i, line in enumerate(rows):
         if i not in own:  # a chat's line: the speakers' words, alike
-            terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=CONVERSATION_CHARS)]
+            terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=chars)]
             continue
         for sentence in parts[i]:
             weight = ASKING_WEIGHT if asks[sentence] and amid else 1

@@ -89,6 +89,19 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
     ("小王：昨天群里说 TTL 又改了？\n小李：对\n" + LAST_WEEK, "86400"),  # the chat's 昨天 is theirs
     ("小王：上周 Redis 缓存 TTL 是多少？\n小李：86400 吧\n那现在 Redis 缓存 TTL 是多少？", "21600"),
     ("小王：上周 Redis 缓存 TTL 改成多少了？\n小李：我查一下\n帮我回复小王", "21600"),
+    # a second review: a Q&A pasted, names with a dot or a space, a label amid key-values,
+    # one message quoted above the question, a log's timestamps
+    ("问：上周 Redis 缓存 TTL 是多少？\n答：86400 吧\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("Q: what was the Redis cache TTL last week?\nA: 86400 I think\n"
+     "what is the Redis cache TTL now?", "21600"),
+    ("zhang.san：上周 Redis 缓存 TTL 是多少？\nli.si：86400\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("Tony Wang：上周 Redis 缓存 TTL 是多少？\n小李：86400\n小张：好像又改了\n"
+     "那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("**环境**：prod\n**问题**：" + LAST_WEEK + "\n**版本**：v2.3", "86400"),
+    ("小王：上周 Redis 缓存 TTL 是多少？\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("2026-10-22T10:00:01Z redis reconnect\n2026-10-22T10:00:02Z ttl reload\n" + LAST_WEEK
+     + "\n环境：prod", "86400"),
+    ("昨天 14:32\n小王：Redis 缓存 TTL 现在是多少？\n小李：我查一下", "21600"),  # a chat app's time
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

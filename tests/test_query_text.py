@@ -33,6 +33,8 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["> 小明：我下午去踢球了", "> 助手：好玩吗"],
     ["[10:32 AM] Bart: did we deploy?", "[10:33 AM] Lisa: yes"],
     ["**Bart**: did we deploy?", "**Lisa**: yes"],
+    ["Q: 上周的 TTL 是多少？", "A: 86400"],  # a Q&A pasted
+    ["zhang.san：上周的 TTL 是多少？", "li.si：86400"],
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     assert conversation(lines)
@@ -51,6 +53,7 @@ def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     ["app.py:12:1: F401 'os' imported but unused", "java.lang.NullPointerException: x"],
     ["**问题**：上周上线后登录变慢", "**注意**：prod"],  # labels in bold
     ["上周部署时的配置是什么？配置如下：", "Q: 为什么？"],  # a sentence, the user's own label
+    ["2026-10-22T10:00:01Z redis reconnect", "2026-10-22T10:00:02Z ttl reload"],
 ])
 def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)

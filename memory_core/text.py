@@ -195,7 +195,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
 def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:
     """The indexes of a query's lines that are the user's own words, not its chat's: a
     question under a chat, above "环境：prod" / "版本：v2.3" or a log."""
-    return [i for i in range(len(folded_lines)) if i not in chat.lines]
+    chat_lines = set(chat.lines)
+    return [i for i in range(len(folded_lines)) if i not in chat_lines]
 
 
 def conversation(folded_lines: list[str]) -> bool:

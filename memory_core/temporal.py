@@ -290,11 +290,16 @@ def asked(query: str) -> str:
     return rows[-1] if len(rows) > 1 else query
 
 
+def _asks(rows) -> bool:
+    return any(asking(p) for row in rows for p in sentences(row, clauses=True))
+
+
 def parse(query: str, now: datetime) -> TimeHint:
     """The time hint of a query ('' and queries without time words give an empty hint),
     read from the sentences that ask (see `asked`). A chat's lines (`text.chat_of`) give
     none: their "今天" and "最近" are the speakers', not the search's; only the user's own
-    lines around it are read, and a chat alone has no hint."""
+    lines around it are read, and a chat alone, or one whose question is the only one, has
+    no hint."""
     hint = TimeHint()
     if not query:
         return hint
@@ -304,6 +309,8 @@ def parse(query: str, now: datetime) -> TimeHint:
         own = own_lines(read, chat)
         if not own:
             return hint
+        if not _asks(read[i] for i in own) and _asks(read[i] for i in chat.lines):
+            return hint  # the question is the chat's ("这是上周的群聊记录" above it): its time too
         raw = lines(query)  # as written; NFKC keeps a text's lines (every code point checked)
         query = "\n".join((raw if len(raw) == len(read) else read)[i] for i in own)
     query = asked(query)[:MAX_QUERY_CHARS]

@@ -175,14 +175,17 @@ def chat_of(folded_lines: list[str]) -> Chat:
     that opens with a speaker (`said_by`, after a quote mark or a time) to the last, two or
     more, the lines between them included (a turn's later lines) except a line the user
     labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32").
-    One line a speaker opens, amid others, is a message quoted.
-    The other lines are the user's own (`own_lines`): what they ask, and when."""
+    One line a speaker opens is a message quoted when another line asks ("小王：上周…是多少？"
+    above "那现在呢？"), else the user's own ("我想问：上周…？"). The other lines are the
+    user's own (`own_lines`): what they ask, and when."""
     openings = [_opening(line) for line in folded_lines]
     names = [_name(o) for o in openings]
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
-    if len(said) == 1 and len(folded_lines) > 1:
-        return Chat((said[0],))
+    if len(said) == 1:  # a message quoted above the user's question, or the user's own
+        # line ("我想问：…？", "另外：…？")
+        others = (p for i, line in enumerate(folded_lines) if i != said[0] for p in sentences(line))
+        return Chat((said[0],)) if any(asking(p) for p in others) else Chat()
     if len(said) < 2:
         return Chat()
     said += [i for i, o in enumerate(openings) if not names[i] and _FULL_NAME.match(o)]

@@ -102,6 +102,11 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
     ("2026-10-22T10:00:01Z redis reconnect\n2026-10-22T10:00:02Z ttl reload\n" + LAST_WEEK
      + "\n环境：prod", "86400"),
     ("昨天 14:32\n小王：Redis 缓存 TTL 现在是多少？\n小李：我查一下", "21600"),  # a chat app's time
+    # a third review: the user's own line opening "我想问：", "另外：", "Follow-up:"; a caption
+    # dating a chat whose question is the only one
+    ("我想问：" + LAST_WEEK + "\n谢谢", "86400"),
+    ("帮我看下这个配置有没有问题。\n另外：" + LAST_WEEK, "86400"),
+    ("这是上周的群聊记录\n王总：Redis 缓存 TTL 现在是多少？\n小李：我查下", "21600"),
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

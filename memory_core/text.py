@@ -152,6 +152,13 @@ _EMPHASIS = re.compile(r"[*_]+")
 # "Q: …" is the user labelling their own question, unless "A: …" answers it (a pasted Q&A).
 _QUESTION_LABELS = frozenset("q question query 问 提问".split())
 _ANSWER_LABELS = frozenset("a answer 答 回答".split())
+# The user's lead-in to their own words ("请教一下：", "我想问：", "另外：", "@Claude：", "Re:",
+# "Follow-up:"), not a speaker's name.
+_LEAD_IN = re.compile(r"@|.*(?:问|请|求|咨询|补充|另外|麻烦|顺便)")
+_LEAD_INS = frozenset("re fw fwd follow-up followup doubt btw also".split())
+# An email's headers open lines as speakers do; its body follows them, to the user's line.
+_MAIL_HEADERS = frozenset("from to cc bcc sent date subject reply-to 发件人 收件人 抄送 主题 "
+                          "发送时间".split())
 # Once a query holds a chat, a name of two or three capitalised words speaks too ("Bart
 # Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:").
 _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
@@ -192,6 +199,9 @@ def chat_of(folded_lines: list[str]) -> Chat:
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
         first -= 1
+    if all(names[i] in _MAIL_HEADERS for i in said):  # an email: its body is the email's too,
+        # to the end when the user's line is above it, else to the user's last line
+        last = max(last, len(folded_lines) - (1 if first == 0 else 0) - 1)
     return Chat(tuple(i for i in range(first, last + 1) if not _labelled(openings[i], qa)), True)
 
 
@@ -217,9 +227,13 @@ def _opening(folded_line: str) -> str:
 def _name(opening: str) -> str | None:
     who = said_by(opening)
     if who is None or who.strip("[]<>()") in _NOT_SPEAKERS or _IN_SENTENCE.search(who) \
-            or _FILE_LINE.match(opening) or _DATED.match(who):
+            or _FILE_LINE.match(opening) or _DATED.match(who) or _lead_in(who):
         return None
     return who
+
+
+def _lead_in(name: str) -> bool:
+    return name not in _QUESTION_LABELS and (name in _LEAD_INS or bool(_LEAD_IN.match(name)))
 
 
 def _labelled(opening: str, qa: bool) -> bool:

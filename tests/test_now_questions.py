@@ -107,6 +107,10 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
     ("我想问：" + LAST_WEEK + "\n谢谢", "86400"),
     ("帮我看下这个配置有没有问题。\n另外：" + LAST_WEEK, "86400"),
     ("这是上周的群聊记录\n王总：Redis 缓存 TTL 现在是多少？\n小李：我查下", "21600"),
+    # a fourth review: a lead-in with a second question; an email's body under its headers
+    ("请教一下：" + LAST_WEEK + "\n是谁改的？", "86400"),
+    ("From: ops@corp.com\nTo: dev@corp.com\nSubject: Redis TTL\n"
+     "上周我们把 TTL 改成 86400，大家确认一下？\n那现在 Redis 缓存 TTL 是多少？", "21600"),
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

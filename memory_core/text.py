@@ -162,6 +162,13 @@ _MAIL_HEADERS = frozenset("from to cc bcc sent date subject reply-to 发件人 �
 # Once a query holds a chat, a name of two or three capitalised words speaks too ("Bart
 # Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:").
 _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
+# A chat app that puts the speaker and the time on a line of their own, the message below
+# (WeChat, Slack, Discord, Feishu: "小王 10:32", "Bart Simpson  10:32 AM", "Bart — Today at
+# 10:32 AM", "小王 2026-10-22 10:32:01").
+_SPEAKER_ABOVE = re.compile(
+    r"\s*[^\s:：]{1,20}(?:\s[^\s:：]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
+    r"\s*(?:at\s*)?)?(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\s*$",
+    re.IGNORECASE)
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
 # 10:32 AM]"): the chat's, so its day is not the user's question's.
 _TIME_HEADER = re.compile(
@@ -181,7 +188,9 @@ def chat_of(folded_lines: list[str]) -> Chat:
     """Where a query's lines, folded (ＴＯＤＯ： is TODO:), hold a chat: from the first line
     that opens with a speaker (`said_by`, after a quote mark or a time) to the last, two or
     more, the lines between them included (a turn's later lines) except a line the user
-    labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32").
+    labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32"); or
+    from the first of two or more lines that hold only a speaker and a time ("小王 10:32",
+    the message below) to the line after the last.
     One line a speaker opens is a message quoted when another line asks ("小王：上周…是多少？"
     above "那现在呢？"), else the user's own ("我想问：上周…？"). The other lines are the
     user's own (`own_lines`): what they ask, and when."""
@@ -189,6 +198,9 @@ def chat_of(folded_lines: list[str]) -> Chat:
     names = [_name(o) for o in openings]
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
+    above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
+    if len(above) >= 2:  # speakers on lines of their own: the last one's message is the chat's
+        said = sorted(set(said + above + [min(above[-1] + 1, len(folded_lines) - 1)]))
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
         others = (p for i, line in enumerate(folded_lines) if i != said[0] for p in sentences(line))

@@ -111,6 +111,11 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
     ("请教一下：" + LAST_WEEK + "\n是谁改的？", "86400"),
     ("From: ops@corp.com\nTo: dev@corp.com\nSubject: Redis TTL\n"
      "上周我们把 TTL 改成 86400，大家确认一下？\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    # chat apps that put the speaker and the time on a line of their own
+    ("小王 10:32\n上周 Redis 缓存 TTL 是多少？\n小李 10:33\n86400 吧\n那现在 Redis 缓存 TTL 是多少？",
+     "21600"),
+    ("Bart Simpson  10:32 AM\n上周 Redis 缓存 TTL 是多少？\nLisa — Today at 10:33 AM\n86400\n"
+     + LAST_WEEK.replace("上周", "那这周"), "21600"),
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

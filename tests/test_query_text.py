@@ -35,6 +35,8 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["**Bart**: did we deploy?", "**Lisa**: yes"],
     ["Q: 上周的 TTL 是多少？", "A: 86400"],  # a Q&A pasted
     ["zhang.san：上周的 TTL 是多少？", "li.si：86400"],
+    ["小王 10:32", "今天打篮球了", "小李 10:33", "赢了吗？"],  # speaker and time above the message
+    ["Bart Simpson  10:32 AM", "did we deploy?", "Lisa — Today at 10:33 AM", "yes"],
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     assert conversation(lines)

@@ -190,7 +190,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
     more, the lines between them included (a turn's later lines) except a line the user
     labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32"); or
     from the first of two or more lines that hold only a speaker and a time ("小王 10:32",
-    the message below) to the line after the last.
+    the message below) to the line after the last (unless it ends the query under lines
+    that hold nothing else).
     One line a speaker opens is a message quoted when another line asks ("小王：上周…是多少？"
     above "那现在呢？"), else the user's own ("我想问：上周…？"). The other lines are the
     user's own (`own_lines`): what they ask, and when."""
@@ -199,8 +200,14 @@ def chat_of(folded_lines: list[str]) -> Chat:
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
     above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
-    if len(above) >= 2:  # speakers on lines of their own: the last one's message is the chat's
-        said = sorted(set(said + above + [min(above[-1] + 1, len(folded_lines) - 1)]))
+    if len(above) >= 2:  # speakers on lines of their own: the last one's message is the
+        # chat's when a line follows it or a message sits under every other one; not a
+        # question under a list of times ("部署 10:32" / "回滚 10:45" / "昨天为什么回滚了？")
+        after = above[-1] + 1
+        shaped = all(b - a >= 2 for a, b in zip(above, above[1:]))
+        if after < len(folded_lines) - 1 or (after < len(folded_lines) and shaped):
+            above.append(after)
+        said = sorted(set(said + above))
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
         others = (p for i, line in enumerate(folded_lines) if i != said[0] for p in sentences(line))

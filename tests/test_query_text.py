@@ -75,6 +75,15 @@ def test_a_chats_questions_are_the_speakers_and_do_not_count_double():
     assert "署" not in w
 
 
+def test_a_question_under_lines_of_times_is_the_users_not_a_chat_message():
+    """Two lines of a few words and a clock time read as a chat app's speaker lines; the
+    line after the last is its message only when the user has a line after it."""
+    w = dict(weighted_terms("部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？"))
+    assert w["线上"] == 2
+    talk = dict(weighted_terms("小王 10:32\n线上怎么了？\n小李 10:45\n回滚了\n帮我查一下原因"))
+    assert talk["线上"] == 1 and talk["原因"] == 1  # the chat's question; the user's asks nothing
+
+
 def test_a_one_line_query_has_no_weights_or_characters():
     w = dict(weighted_terms("小乌龟生病了怎么办"))
     assert set(w.values()) == {1} and "龟" not in w

@@ -166,7 +166,7 @@ _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!/
 # (WeChat, Slack, Discord, Feishu: "小王 10:32", "Bart Simpson  10:32 AM", "Bart — Today at
 # 10:32 AM", "小王 2026-10-22 10:32:01").
 _SPEAKER_ABOVE = re.compile(
-    r"\s*[^\s:：]{1,20}(?:\s[^\s:：]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
+    r"\s*[^\s:：\d\[\]]{1,20}(?:\s[^\s:：\d\[\]]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
     r"\s*(?:at\s*)?)?(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\s*$",
     re.IGNORECASE)
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
@@ -190,8 +190,7 @@ def chat_of(folded_lines: list[str]) -> Chat:
     more, the lines between them included (a turn's later lines) except a line the user
     labels ("问题：…", "Q: …"), and the time a chat app stamps above them ("昨天 14:32"); or
     from the first of two or more lines that hold only a speaker and a time ("小王 10:32",
-    the message below) to the line after the last (unless it ends the query under lines
-    that hold nothing else).
+    the message below) to the message under the last (`_chat_app`).
     One line a speaker opens is a message quoted when another line asks ("小王：上周…是多少？"
     above "那现在呢？"), else the user's own ("我想问：上周…？"). The other lines are the
     user's own (`own_lines`): what they ask, and when."""
@@ -199,21 +198,14 @@ def chat_of(folded_lines: list[str]) -> Chat:
     names = [_name(o) for o in openings]
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
-    above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
-    if len(above) >= 2:  # speakers on lines of their own: the last one's message is the
-        # chat's when a line follows it or a message sits under every other one; not a
-        # question under a list of times ("部署 10:32" / "回滚 10:45" / "昨天为什么回滚了？")
-        after = above[-1] + 1
-        shaped = all(b - a >= 2 for a, b in zip(above, above[1:]))
-        if after < len(folded_lines) - 1 or (after < len(folded_lines) and shaped):
-            above.append(after)
-        said = sorted(set(said + above))
+    app = _chat_app(folded_lines)
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
         others = (p for i, line in enumerate(folded_lines) if i != said[0] for p in sentences(line))
-        return Chat((said[0],)) if any(asking(p) for p in others) else Chat()
+        quoted = (said[0],) if any(asking(p) for p in others) else ()
+        return Chat(tuple(sorted({*quoted, *app})), bool(app))
     if len(said) < 2:
-        return Chat()
+        return Chat(app, bool(app))
     said += [i for i, o in enumerate(openings) if not names[i] and _FULL_NAME.match(o)]
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
@@ -221,7 +213,18 @@ def chat_of(folded_lines: list[str]) -> Chat:
     if all(names[i] in _MAIL_HEADERS for i in said):  # an email: its body is the email's too,
         # to the end when the user's line is above it, else to the user's last line
         last = max(last, len(folded_lines) - (1 if first == 0 else 0) - 1)
-    return Chat(tuple(i for i in range(first, last + 1) if not _labelled(openings[i], qa)), True)
+    chat = {i for i in range(first, last + 1) if not _labelled(openings[i], qa)}
+    return Chat(tuple(sorted(chat | set(app))), True)
+
+
+def _chat_app(folded_lines: list[str]) -> tuple[int, ...]:
+    """The lines of a chat app's paste (`_SPEAKER_ABOVE`): from the first speaker line to
+    the last and the message under it, when a message sits under every one. Lines that hold
+    a few words and a time with nothing under some of them are a list ("部署 10:32" /
+    "回滚 10:45" above "昨天为什么回滚了？"), and a question between two is the user's."""
+    above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
+    messaged = all(b - a >= 2 for a, b in zip(above, above[1:] + [len(folded_lines)]))
+    return tuple(range(above[0], above[-1] + 2)) if len(above) >= 2 and messaged else ()
 
 
 def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:

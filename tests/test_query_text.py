@@ -78,8 +78,11 @@ def test_a_chats_questions_are_the_speakers_and_do_not_count_double():
 def test_a_question_under_lines_of_times_is_the_users_not_a_chat_message():
     """Two lines of a few words and a clock time read as a chat app's speaker lines; the
     line after the last is its message only when the user has a line after it."""
-    w = dict(weighted_terms("部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？"))
-    assert w["线上"] == 2
+    for prompt in ("部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？",
+                   "部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？\n日志如下",  # a line after it
+                   "环境：prod\n昨天线上为什么回滚了？\n部署 10:32\n回滚 10:45",
+                   "部署 10:32\n昨天线上为什么回滚了？\n回滚 10:45"):  # between two times
+        assert dict(weighted_terms(prompt))["线上"] == 2, prompt
     talk = dict(weighted_terms("小王 10:32\n线上怎么了？\n小李 10:45\n回滚了\n帮我查一下原因"))
     assert talk["线上"] == 1 and talk["原因"] == 1  # the chat's question; the user's asks nothing
 

@@ -219,12 +219,19 @@ def chat_of(folded_lines: list[str]) -> Chat:
 
 def _chat_app(folded_lines: list[str]) -> tuple[int, ...]:
     """The lines of a chat app's paste (`_SPEAKER_ABOVE`): from the first speaker line to
-    the last and the message under it, when a message sits under every one. Lines that hold
-    a few words and a time with nothing under some of them are a list ("部署 10:32" /
-    "回滚 10:45" above "昨天为什么回滚了？"), and a question between two is the user's."""
+    the last and the message under it, when a message sits under every one, unless that
+    message is a question that ends the prompt. Lines that hold a few words and a time with
+    nothing under some of them are a list ("部署 10:32" / "回滚 10:45" above "昨天为什么回滚
+    了？"), and a question between two is the user's."""
     above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
     messaged = all(b - a >= 2 for a, b in zip(above, above[1:] + [len(folded_lines)]))
-    return tuple(range(above[0], above[-1] + 2)) if len(above) >= 2 and messaged else ()
+    if len(above) < 2 or not messaged:
+        return ()
+    last = above[-1] + 1
+    if last == len(folded_lines) - 1 and any(asking(p) for p in sentences(folded_lines[last])):
+        last -= 1  # a question that ends the prompt is the user's ("部署 10:32" / "成功" /
+        # "回滚 10:45" / "上周五为什么回滚了？"), or one they paste to have answered
+    return tuple(range(above[0], last + 1))
 
 
 def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:

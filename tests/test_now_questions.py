@@ -116,6 +116,7 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
      "21600"),
     ("Bart Simpson  10:32 AM\n上周 Redis 缓存 TTL 是多少？\nLisa — Today at 10:33 AM\n86400\n"
      + LAST_WEEK.replace("上周", "那这周"), "21600"),
+    ("部署 10:32\n成功\n回滚 10:45\n" + LAST_WEEK, "86400"),  # a list of times, a note under each
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

@@ -35,7 +35,7 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["**Bart**: did we deploy?", "**Lisa**: yes"],
     ["Q: 上周的 TTL 是多少？", "A: 86400"],  # a Q&A pasted
     ["zhang.san：上周的 TTL 是多少？", "li.si：86400"],
-    ["小王 10:32", "今天打篮球了", "小李 10:33", "赢了吗？"],  # speaker and time above the message
+    ["小王 10:32", "今天打篮球了", "小李 10:33", "赢了，好开心"],  # speaker and time above the message
     ["Bart Simpson  10:32 AM", "did we deploy?", "Lisa — Today at 10:33 AM", "yes"],
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
@@ -81,7 +81,8 @@ def test_a_question_under_lines_of_times_is_the_users_not_a_chat_message():
     for prompt in ("部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？",
                    "部署 10:32\n回滚 10:45\n昨天线上为什么回滚了？\n日志如下",  # a line after it
                    "环境：prod\n昨天线上为什么回滚了？\n部署 10:32\n回滚 10:45",
-                   "部署 10:32\n昨天线上为什么回滚了？\n回滚 10:45"):  # between two times
+                   "部署 10:32\n昨天线上为什么回滚了？\n回滚 10:45",  # between two times
+                   "部署 10:32\n成功\n回滚 10:45\n昨天线上为什么回滚了？"):  # a note under each
         assert dict(weighted_terms(prompt))["线上"] == 2, prompt
     talk = dict(weighted_terms("小王 10:32\n线上怎么了？\n小李 10:45\n回滚了\n帮我查一下原因"))
     assert talk["线上"] == 1 and talk["原因"] == 1  # the chat's question; the user's asks nothing

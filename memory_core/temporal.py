@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .text import asking, chat_of, folded, lines, own_lines, sentences
+from .text import asking, asks_in, chat_of, folded, lines, own_lines, sentences
 
 NEWEST, OLDEST = "newest", "oldest"
 
@@ -290,10 +290,6 @@ def asked(query: str) -> str:
     return rows[-1] if len(rows) > 1 else query
 
 
-def _asks(rows) -> bool:
-    return any(asking(p) for row in rows for p in sentences(row, clauses=True))
-
-
 def parse(query: str, now: datetime) -> TimeHint:
     """The time hint of a query ('' and queries without time words give an empty hint),
     read from the sentences that ask (see `asked`). A chat's lines (`text.chat_of`) give
@@ -309,7 +305,7 @@ def parse(query: str, now: datetime) -> TimeHint:
         own = own_lines(read, chat)
         if not own:
             return hint
-        if not _asks(read[i] for i in own) and _asks(read[i] for i in chat.lines):
+        if not asks_in(read[i] for i in own) and asks_in(read[i] for i in chat.lines):
             return hint  # the question is the chat's ("这是上周的群聊记录" above it): its time too
         raw = lines(query)  # as written; NFKC keeps a text's lines (every code point checked)
         query = "\n".join((raw if len(raw) == len(read) else read)[i] for i in own)

@@ -114,22 +114,28 @@ def said_by(line: str) -> str | None:
     """Who says a line, by its opening ("Caroline: …", "<Bart>:", "用户：…"), case-folded;
     None when it opens with no name: a note's label ("TODO:", "注意：", "TypeError:"), a
     time ("09:15") or a link."""
-    m = _SPEAKER.match(line)
-    name = m.group(1).casefold() if m else None
+    name = _opener(line)
     if name is None or _is_label(name) or not any(c.isalpha() for c in name) \
             or name.endswith(("error", "exception", "warning")):
         return None
     return name
 
 
+def _opener(line: str) -> str | None:
+    """What stands before a line's opening colon, case-folded: a name or a label."""
+    m = _SPEAKER.match(line)
+    return m.group(1).casefold() if m else None
+
+
 def _is_label(name: str) -> bool:
     return name in NOTE_LABELS or name.endswith(NOTE_LABELS_ZH) or name == "注"
 
 
+# A time of day as chats stamp it: "10:32", "10:32:01", "10:32 AM" (matched ignoring case).
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?"
 # What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …",
 # "[10:32 AM] Bart: …").
-_CHAT_PREFIX = re.compile(r"\s*(?:>\s*)*(?:\[?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\]?\s+)?",
-                          re.IGNORECASE)
+_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*(?:\[?{_CLOCK}\]?\s+)?", re.IGNORECASE)
 
 
 def lines(text: str) -> list[str]:
@@ -167,13 +173,13 @@ _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!/
 # 10:32 AM", "小王 2026-10-22 10:32:01").
 _SPEAKER_ABOVE = re.compile(
     r"\s*[^\s:：\d\[\]]{1,20}(?:\s[^\s:：\d\[\]]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
-    r"\s*(?:at\s*)?)?(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\s*$",
+    rf"\s*(?:at\s*)?)?(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}\s+)?{_CLOCK}\s*$",
     re.IGNORECASE)
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
 # 10:32 AM]"): the chat's, so its day is not the user's question's.
 _TIME_HEADER = re.compile(
     r"\s*\[?(?:(?:昨天|今天|前天|星期.|周.|yesterday|today|[a-z]{3,6}day|上午|下午|晚上|凌晨|中午"
-    r"|[\d\-/.年月日号t])\s*)*\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?\]?\s*$", re.IGNORECASE)
+    rf"|[\d\-/.年月日号t])\s*)*{_CLOCK}\]?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -201,8 +207,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
     app = _chat_app(folded_lines)
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
-        others = (p for i, line in enumerate(folded_lines) if i != said[0] for p in sentences(line))
-        quoted = (said[0],) if any(asking(p) for p in others) else ()
+        others = (line for i, line in enumerate(folded_lines) if i != said[0])
+        quoted = (said[0],) if asks_in(others) else ()
         return Chat(tuple(sorted({*quoted, *app})), bool(app))
     if len(said) < 2:
         return Chat(app, bool(app))
@@ -228,7 +234,7 @@ def _chat_app(folded_lines: list[str]) -> tuple[int, ...]:
     if len(above) < 2 or not messaged:
         return ()
     last = above[-1] + 1
-    if last == len(folded_lines) - 1 and any(asking(p) for p in sentences(folded_lines[last])):
+    if last == len(folded_lines) - 1 and asks_in([folded_lines[last]]):
         last -= 1  # a question that ends the prompt is the user's ("部署 10:32" / "成功" /
         # "回滚 10:45" / "上周五为什么回滚了？"), or one they paste to have answered
     return tuple(range(above[0], last + 1))
@@ -239,13 +245,6 @@ def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:
     question under a chat, above "环境：prod" / "版本：v2.3" or a log."""
     chat_lines = set(chat.lines)
     return [i for i in range(len(folded_lines)) if i not in chat_lines]
-
-
-def conversation(folded_lines: list[str]) -> bool:
-    """Whether a query is a conversation and nothing else (MADial's dialogues, a chat pasted
-    whole): its words are the speakers', so it is read with its lines alike and no time."""
-    chat = chat_of(folded_lines)
-    return chat.talk and len(chat.lines) == len(folded_lines)
 
 
 def _opening(folded_line: str) -> str:
@@ -266,8 +265,7 @@ def _lead_in(name: str) -> bool:
 
 
 def _labelled(opening: str, qa: bool) -> bool:
-    m = _SPEAKER.match(opening)
-    name = m.group(1).casefold() if m else ""
+    name = _opener(opening)
     return bool(name) and (_is_label(name) or (name in _QUESTION_LABELS and not qa))
 
 
@@ -308,6 +306,11 @@ def sentences(text: str, clauses: bool = False) -> list[str]:
     """A line's sentences (ended by 。！？! , ". " or a "?" that asks), stripped; `clauses`:
     also split at "; " and "；". A link's "api?user=1" ends nothing."""
     return [p.strip() for p in (_CLAUSE if clauses else _SENTENCE).split(text) if p.strip()]
+
+
+def asks_in(rows) -> bool:
+    """Whether any sentence of these lines asks."""
+    return any(asking(p) for row in rows for p in sentences(row))
 
 
 def asking(sentence: str) -> bool:

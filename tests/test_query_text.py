@@ -1,8 +1,14 @@
 """How queries are cut into FTS5 terms and into words (memory_core.text)."""
 import pytest
 
-from memory_core.text import conversation, segment, weighted_terms, words
+from memory_core.text import chat_of, segment, weighted_terms, words
 from queryutil import match_expression, query_terms  # noqa: E402
+
+
+def conversation(lines: list[str]) -> bool:
+    """A query that is a chat and nothing else: read with its lines alike and no time."""
+    chat = chat_of(lines)
+    return chat.talk and len(chat.lines) == len(lines)
 
 
 def test_contraction_pieces_and_per_are_stopwords():

@@ -16,7 +16,7 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import ASKS, folded, index_terms, match_of, weighted_terms, words
+from .text import ASKS, asked_about, folded, index_terms, match_of, said_by, weighted_terms, words
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -44,8 +44,12 @@ PART_IN_LINE = 0.8
 PARTS_DEPTH = 100
 # In a conversation a question's words are in the line that asks it and its answer in the
 # line after: the reply to a question among the first REPLY_DEPTH hits scores REPLY_LIFT
-# times the question, so it comes just above it (docs/retrieval.md "Replies").
+# times the question, so it comes just above it (docs/retrieval.md "Replies"). When the
+# query's words are in what the line says rather than in what it asks ("I applied to
+# adoption agencies this week. How does it feel?"), the line is the answer and its reply
+# scores REPLY_AFTER times it: just below it.
 REPLY_LIFT = 1.2
+REPLY_AFTER = 0.99
 REPLY_DEPTH = 5
 REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
 # A question in one language also finds notes in the other: its glossary terms' words in
@@ -478,23 +482,27 @@ def collapse(hits: list) -> list:
     return out
 
 
-def with_replies(conn, hits: list, filters: Filters, project=None) -> list:
+def with_replies(conn, hits: list, filters: Filters, project=None, terms=()) -> list:
     """Each question among the first hits brings its reply: the next line of its
     conversation (a transcript turn's next turn, a memory line's next memory line), the one
     indexed with the question as its context (sync.to_chunk), scored REPLY_LIFT times the
-    question; a reply already found keeps the better score. A consolidated fact asks
-    through the daily lines it was made from, and a reply already shown as its fact lifts
-    that fact. One reply a hit: a hit that merges copies of one line (collapse) brings the
-    reply to the first."""
+    question, or REPLY_AFTER times it when the query's `terms` are in what the line says
+    more than in what it asks (`text.asked_about`; the speakers' names, which lines also
+    use to address each other, left out); a reply already found keeps the better score. A
+    consolidated fact asks through the daily lines it was made from, and a reply already
+    shown as its fact lifts that fact. One reply a hit: a hit that merges copies of one
+    line (collapse) brings the reply to the first."""
     lift: dict = {}  # reply id -> [pk, score, question id]
+    topic = set(terms) - {said_by(folded(h.content)) for h in hits}
     for h in hits[:REPLY_DEPTH]:
         if h.type in DIGESTS or not ASKS.search(h.content):
             continue
+        share = REPLY_LIFT if asked_about(h.content, topic) else REPLY_AFTER
         for qid in dict.fromkeys([h.id, *(e for e in h.evidence if isinstance(e, str))][:REPLY_SOURCES]):
             row = conn.execute(_REPLY_SQL, (qid,)).fetchone()
             if row is None or row[3] is None or row[3] != tail_of(row[0]):
                 continue
-            score = REPLY_LIFT * h.score
+            score = share * h.score
             if row[2] not in lift or lift[row[2]][1] < score:
                 lift[row[2]] = [row[1], score, h.id]
             break  # one reply a hit: the same greeting said in ten chats is one hit, not ten
@@ -778,6 +786,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
     bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT and mode != "vector" else []
+    terms = [t for t, _ in weighted_terms(query)]
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -829,7 +838,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)
             hits = collapse(load_hits(conn, ranked, project))
-            hits = with_replies(conn, hits, scope, project)
+            hits = with_replies(conn, hits, scope, project, terms)
             if asks_past and start is not None:
                 hits = true_within(conn, hits, start, end)
             if len(hits) >= limit or not full:

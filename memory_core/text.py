@@ -313,6 +313,25 @@ def asks_in(rows) -> bool:
     return any(asking(p) for row in rows for p in sentences(row))
 
 
+def asked_about(line: str, terms) -> bool:
+    """Whether a line that asks is asked about these query phrases: its questions hold at
+    least as many of them as the rest of it. "Mia: How often do you work out together?"
+    is (its reply answers it); "Caroline: Guess what I did this week? I applied to
+    adoption agencies!" is not about "when did Caroline apply to adoption agencies": the
+    line says the answer itself. The speaker's opening is not counted."""
+    line = folded(line)
+    if said_by(line):
+        line = line[_SPEAKER.match(line).end():]
+    asked = said = 0
+    for sentence in sentences(line):
+        found = len({t for t, stop in _line_terms(sentence) if not stop}.intersection(terms))
+        if asking(sentence):
+            asked += found
+        else:
+            said += found
+    return asked >= said
+
+
 def asking(sentence: str) -> bool:
     """A sentence ends in "？", or in a "?" after a word: not SQL's `id = ?`."""
     s = sentence.rstrip()

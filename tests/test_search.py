@@ -175,6 +175,36 @@ def test_a_reply_comes_just_above_the_question_it_answers(mem, mode):
     assert found.index(reply["id"]) == found.index(asked["id"]) - 1
 
 
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("says, reply, query", [
+    ("Mia: Guess what I did this week? I applied to three adoption agencies!",
+     "Leo: Congrats, Mia! How does it feel?", "When did Mia apply to adoption agencies?"),
+    ("用户：你猜我这周干嘛了？我报名了杭州马拉松！", "助手：太棒了！最近练得怎么样？",
+     "我什么时候报名的杭州马拉松？"),
+])
+def test_a_line_that_says_the_answer_stays_above_the_reply_to_its_question(mem, mode, says,
+                                                                           reply, query):
+    """The query's words are in what the line says, not in what it asks: the line is the
+    answer, and the reply to its question comes just below it (LoCoMo: "When did Caroline
+    apply to adoption agencies?" is labelled "… Guess what I did this week? I applied to
+    adoption agencies", whose reply "congrats! How does it feel?" came first)."""
+    said = _line(mem, says, "2026-03-01", "chat-1")
+    answer = _line(mem, reply, "2026-03-01", "chat-1")
+    _line(mem, says.split("：" if "：" in says else ":")[0] + "：周末去爬山了。", "2026-03-02", "chat-2")
+    found = ids(mem.search(query, mode=mode, limit=5))
+    assert found.index(answer["id"]) == found.index(said["id"]) + 1
+
+
+def test_a_name_the_line_calls_out_is_not_what_it_says(mem):
+    """"Wow Leo, same here!" names the one spoken to, not the topic: the line asks about
+    styles, so its reply (the answer) still comes above it."""
+    asked = _line(mem, "Mia: Wow Leo, same here! Got any fave styles?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: Contemporary is my top pick, so expressive.", "2026-03-01", "chat-1")
+    _line(mem, "Leo: See you at the studio on Friday.", "2026-03-02", "chat-2")
+    found = ids(mem.search("What is Leo's favorite style of dancing?", mode="fts", limit=5))
+    assert found.index(reply["id"]) == found.index(asked["id"]) - 1
+
+
 def test_a_reply_is_brought_in_even_when_no_list_found_it(mem):
     """A reply's own context keeps only the question's last 150 characters: a long
     question's first words reach the reply only through the question."""

@@ -493,7 +493,7 @@ def with_replies(conn, hits: list, filters: Filters, project=None, terms=()) -> 
     shown as its fact lifts that fact. One reply a hit: a hit that merges copies of one
     line (collapse) brings the reply to the first."""
     lift: dict = {}  # reply id -> [pk, score, question id]
-    topic = set(terms) - {said_by(folded(h.content)) for h in hits}
+    topic = set(terms) - {said_by(folded(h.content[:64])) for h in hits}  # a name opens a line
     for h in hits[:REPLY_DEPTH]:
         if h.type in DIGESTS or not ASKS.search(h.content):
             continue

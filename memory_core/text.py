@@ -134,8 +134,13 @@ def _is_label(name: str) -> bool:
 # A time of day as chats stamp it: "10:32", "10:32:01", "10:32 AM" (matched ignoring case).
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?"
 # What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …",
-# "[10:32 AM] Bart: …").
-_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*(?:\[?{_CLOCK}\]?\s+)?", re.IGNORECASE)
+# "[10:32 AM] Bart: …"), or a chat export's day and time, bracketed or ending in a dash
+# (WhatsApp, Teams, Telegram: "[22/10/2026, 10:32:01] Bart: …", "10/22/26, 10:32 PM - Bart:
+# …", "[10/22/2026 10:32 AM] Bart: …"); a log's "2026-10-22 10:32:01 worker: …" is none.
+_DAY = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?\s+"
+_STAMP = rf"(?:\[?{_CLOCK}\]?\s+|\[{_DAY}{_CLOCK}\]\s*|{_DAY}{_CLOCK}\s+[-–—]\s+)"
+_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*{_STAMP}?", re.IGNORECASE)
+_STAMPED = re.compile(rf"\s*(?:>\s*)*{_STAMP}", re.IGNORECASE)
 
 
 def lines(text: str) -> list[str]:
@@ -166,14 +171,16 @@ _LEAD_INS = frozenset("re fw fwd follow-up followup doubt btw also".split())
 _MAIL_HEADERS = frozenset("from to cc bcc sent date subject reply-to 发件人 收件人 抄送 主题 "
                           "发送时间".split())
 # Once a query holds a chat, a name of two or three capitalised words speaks too ("Bart
-# Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:").
+# Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:"), unless a chat
+# app's time stamps it ("[10:32 AM] Bart Simpson: …").
 _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
 # A chat app that puts the speaker and the time on a line of their own, the message below
 # (WeChat, Slack, Discord, Feishu: "小王 10:32", "Bart Simpson  10:32 AM", "Bart — Today at
-# 10:32 AM", "小王 2026-10-22 10:32:01").
+# 10:32 AM", "小王 2026-10-22 10:32:01", "小王 10月22日 10:32").
 _SPEAKER_ABOVE = re.compile(
     r"\s*[^\s:：\d\[\]]{1,20}(?:\s[^\s:：\d\[\]]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
-    rf"\s*(?:at\s*)?)?(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}\s+)?{_CLOCK}\s*$",
+    rf"\s*(?:at\s*)?)?(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}\s+|(?:\d{{4}}年)?\d{{1,2}}月\d{{1,2}}[日号]\s*)?"
+    rf"{_CLOCK}\s*$",
     re.IGNORECASE)
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
 # 10:32 AM]"): the chat's, so its day is not the user's question's.
@@ -204,6 +211,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
     names = [_name(o) for o in openings]
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
+    said += [i for i, o in enumerate(openings)  # "[10/22/2026 10:32 AM] Bart Simpson: …"
+             if not names[i] and _FULL_NAME.match(o) and _STAMPED.match(folded_lines[i])]
     app = _chat_app(folded_lines)
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
@@ -212,7 +221,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
         return Chat(tuple(sorted({*quoted, *app})), bool(app))
     if len(said) < 2:
         return Chat(app, bool(app))
-    said += [i for i, o in enumerate(openings) if not names[i] and _FULL_NAME.match(o)]
+    said += [i for i, o in enumerate(openings)
+             if not names[i] and _FULL_NAME.match(o) and i not in said]
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
         first -= 1

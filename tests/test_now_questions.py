@@ -117,6 +117,15 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
     ("Bart Simpson  10:32 AM\n上周 Redis 缓存 TTL 是多少？\nLisa — Today at 10:33 AM\n86400\n"
      + LAST_WEEK.replace("上周", "那这周"), "21600"),
     ("部署 10:32\n成功\n回滚 10:45\n" + LAST_WEEK, "86400"),  # a list of times, a note under each
+    # chat exports that stamp each message with its day (WhatsApp, Teams, Feishu)
+    ("[22/10/2026, 10:32:01] 小王: 上周 Redis 缓存 TTL 是多少？\n[22/10/2026, 10:33:05] 小李: 86400\n"
+     "那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("10/22/26, 10:32 PM - Tony: what was the Redis cache TTL last week?\n"
+     "10/22/26, 10:33 PM - Lisa: 86400\n那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("[10:32 AM] Tony Wang: Redis 缓存 TTL 现在是多少？\n[10:33 AM] Bart Simpson: 昨天还是 3600？\n"
+     + LAST_WEEK, "86400"),
+    ("小王 10月22日 10:32\n上周 Redis 缓存 TTL 是多少？\n小李 10月22日 10:33\n86400 吧\n"
+     "那现在 Redis 缓存 TTL 是多少？", "21600"),
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

@@ -43,6 +43,10 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["zhang.san：上周的 TTL 是多少？", "li.si：86400"],
     ["小王 10:32", "今天打篮球了", "小李 10:33", "赢了，好开心"],  # speaker and time above the message
     ["Bart Simpson  10:32 AM", "did we deploy?", "Lisa — Today at 10:33 AM", "yes"],
+    ["[22/10/2026, 10:32:01] Bart: did we deploy?", "[22/10/2026, 10:33:05] Lisa: yes"],  # WhatsApp
+    ["10/22/26, 10:32 PM - Bart: did we deploy?", "10/22/26, 10:33 PM - Lisa: yes"],  # its Android export
+    ["[10/22/2026 10:32 AM] Bart Simpson: did we deploy?", "[10/22/2026 10:33 AM] Lisa: yes"],  # Teams
+    ["小王 10月22日 10:32", "今天打篮球了", "小李 10月22日 10:33", "赢了"],  # Feishu
 ])
 def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     assert conversation(lines)
@@ -62,6 +66,7 @@ def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     ["**问题**：上周上线后登录变慢", "**注意**：prod"],  # labels in bold
     ["上周部署时的配置是什么？配置如下：", "Q: 为什么？"],  # a sentence, the user's own label
     ["2026-10-22T10:00:01Z redis reconnect", "2026-10-22T10:00:02Z ttl reload"],
+    ["2026-10-22 10:32:01 worker: job failed", "2026-10-22 10:32:02 worker: retry"],  # a log
 ])
 def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)

@@ -45,8 +45,8 @@ PARTS_DEPTH = 100
 # In a conversation a question's words are in the line that asks it and its answer in the
 # line after: the reply to a question among the first REPLY_DEPTH hits scores REPLY_LIFT
 # times the question, so it comes just above it (docs/retrieval.md "Replies"). When the
-# query's words are in what the line says rather than in what it asks ("I applied to
-# adoption agencies this week. How does it feel?"), the line is the answer and its reply
+# query's words are only in what the line says, none in what it asks ("Guess what I did
+# this week? I applied to adoption agencies!"), the line is the answer and its reply
 # scores REPLY_AFTER times it: just below it.
 REPLY_LIFT = 1.2
 REPLY_AFTER = 0.99
@@ -486,8 +486,8 @@ def with_replies(conn, hits: list, filters: Filters, project=None, terms=()) -> 
     """Each question among the first hits brings its reply: the next line of its
     conversation (a transcript turn's next turn, a memory line's next memory line), the one
     indexed with the question as its context (sync.to_chunk), scored REPLY_LIFT times the
-    question, or REPLY_AFTER times it when the query's `terms` are in what the line says
-    more than in what it asks (`text.asked_about`; the speakers' names, which lines also
+    question, or REPLY_AFTER times it when the query's `terms` are only in what the line
+    says, none in what it asks (`text.asked_about`; the speakers' names, which lines also
     use to address each other, left out); a reply already found keeps the better score. A
     consolidated fact asks through the daily lines it was made from, and a reply already
     shown as its fact lifts that fact. One reply a hit: a hit that merges copies of one

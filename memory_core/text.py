@@ -324,11 +324,14 @@ def asks_in(rows) -> bool:
 
 
 def asked_about(line: str, terms) -> bool:
-    """Whether a line that asks is asked about these query phrases: its questions hold at
-    least as many of them as the rest of it. "Mia: How often do you work out together?"
-    is (its reply answers it); "Caroline: Guess what I did this week? I applied to
-    adoption agencies!" is not about "when did Caroline apply to adoption agencies": the
-    line says the answer itself. The speaker's opening is not counted."""
+    """Whether a line that asks is asked about these query phrases: its questions hold one
+    of them, or none of its other sentences does. "Mia: How often do you work out
+    together?" is (its reply answers it), and so is "The deploy failed with exit code 137.
+    What does that mean?" for "what does exit code 137 mean"; "Caroline: Guess what I did
+    this week? I applied to adoption agencies!" is not, for "when did Caroline apply to
+    adoption agencies": the line says the answer and asks about something else. A question
+    that asks about the line's own statement in other words ("What kind is it?", "Any idea
+    why?") reads as such a line too. The speaker's opening is not counted."""
     line = folded(line)
     if said_by(line):
         line = line[_SPEAKER.match(line).end():]
@@ -339,7 +342,7 @@ def asked_about(line: str, terms) -> bool:
             asked += found
         else:
             said += found
-    return asked >= said
+    return asked > 0 or said == 0
 
 
 def asking(sentence: str) -> bool:

@@ -195,6 +195,24 @@ def test_a_line_that_says_the_answer_stays_above_the_reply_to_its_question(mem, 
     assert found.index(answer["id"]) == found.index(said["id"]) + 1
 
 
+@pytest.mark.parametrize("asks, reply, query", [
+    ("User: The deploy failed again with exit code 137. What does that mean?",
+     "Assistant: 137 is SIGKILL: the container ran out of memory.", "what does exit code 137 mean"),
+    ("用户：CI 上 mypy 报 missing stub for requests。怎么解决？",
+     "助手：pip install types-requests，再加进 dev 依赖。", "mypy missing stub requests 怎么解决"),
+])
+def test_a_short_question_about_what_the_line_says_still_has_its_answer_above_it(mem, asks,
+                                                                                  reply, query):
+    """A hostile review's case: the question asks about the statement before it ("What
+    does that mean?", "怎么解决？"), so the reply is the answer, although most of the
+    query's words are in the statement."""
+    asked = _line(mem, asks, "2026-03-01", "chat-1")
+    answer = _line(mem, reply, "2026-03-01", "chat-1")
+    _line(mem, asks.split("：" if "：" in asks else ":")[0] + ": lunch at noon", "2026-03-02", "chat-2")
+    found = ids(mem.search(query, mode="fts", limit=5))
+    assert found.index(answer["id"]) == found.index(asked["id"]) - 1
+
+
 def test_a_name_the_line_calls_out_is_not_what_it_says(mem):
     """"Wow Leo, same here!" names the one spoken to, not the topic: the line asks about
     styles, so its reply (the answer) still comes above it."""

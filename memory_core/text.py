@@ -134,13 +134,16 @@ def _is_label(name: str) -> bool:
 # A time of day as chats stamp it: "10:32", "10:32:01", "10:32 AM" (matched ignoring case).
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?"
 # What may stand before a speaker in a pasted chat: a quote mark, a time ("[10:32] 小明: …",
-# "[10:32 AM] Bart: …"), or a chat export's day and time, bracketed or ending in a dash
-# (WhatsApp, Teams, Telegram: "[22/10/2026, 10:32:01] Bart: …", "10/22/26, 10:32 PM - Bart:
-# …", "[10/22/2026 10:32 AM] Bart: …"); a log's "2026-10-22 10:32:01 worker: …" is none.
-_DAY = r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?\s+"
-_STAMP = rf"(?:\[?{_CLOCK}\]?\s+|\[{_DAY}{_CLOCK}\]\s*|{_DAY}{_CLOCK}\s+[-–—]\s+)"
-_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*{_STAMP}?", re.IGNORECASE)
-_STAMPED = re.compile(rf"\s*(?:>\s*)*{_STAMP}", re.IGNORECASE)
+# "[10:32 AM] Bart: …"), or a chat export's day and time (WhatsApp, Teams: "[22/10/2026,
+# 10:32:01] Bart: …", "10/22/26, 10:32 PM - Bart: …", "[10/22/2026 10:32 AM] Bart: …"): the
+# day as people write it, bracketed with the time or followed by a comma and ending in a
+# dash. A log's, a calendar's or a statement's "[2026-10-22 10:32:01] app.INFO: …",
+# "2026-10-22 10:32:01 - worker: …", "10/22/2026 10:00 AM - Standup: …" are none.
+_DAY = r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
+_EXPORT = rf"(?:\[{_DAY},?\s+{_CLOCK}\]\s*|{_DAY},\s+{_CLOCK}\s+[-–—]\s+)"
+_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*(?:\[?{_CLOCK}\]?\s+|{_EXPORT})?", re.IGNORECASE)
+# A bracketed stamp: a chat's, where an agenda's "09:30 Daily Standup: Zoom" is bare.
+_STAMPED = re.compile(rf"\s*(?:>\s*)*(?:\[{_CLOCK}\]\s*|{_EXPORT})", re.IGNORECASE)
 
 
 def lines(text: str) -> list[str]:
@@ -172,7 +175,7 @@ _MAIL_HEADERS = frozenset("from to cc bcc sent date subject reply-to 发件人 �
                           "发送时间".split())
 # Once a query holds a chat, a name of two or three capitalised words speaks too ("Bart
 # Simpson:", "Tony Wang："); alone it would be a heading ("Expected Result:"), unless a chat
-# app's time stamps it ("[10:32 AM] Bart Simpson: …").
+# stamps it in brackets or with its day ("[10/22/2026 10:32 AM] Bart Simpson: …").
 _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
 # A chat app that puts the speaker and the time on a line of their own, the message below
 # (WeChat, Slack, Discord, Feishu: "小王 10:32", "Bart Simpson  10:32 AM", "Bart — Today at
@@ -212,7 +215,7 @@ def chat_of(folded_lines: list[str]) -> Chat:
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
     said += [i for i, o in enumerate(openings)  # "[10/22/2026 10:32 AM] Bart Simpson: …"
-             if not names[i] and _FULL_NAME.match(o) and _STAMPED.match(folded_lines[i])]
+             if not names[i] and _full_name(o) and _STAMPED.match(folded_lines[i])]
     app = _chat_app(folded_lines)
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
@@ -222,7 +225,7 @@ def chat_of(folded_lines: list[str]) -> Chat:
     if len(said) < 2:
         return Chat(app, bool(app))
     said += [i for i, o in enumerate(openings)
-             if not names[i] and _FULL_NAME.match(o) and i not in said]
+             if not names[i] and _full_name(o) and i not in said]
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
         first -= 1
@@ -268,6 +271,15 @@ def _name(opening: str) -> str | None:
             or _FILE_LINE.match(opening) or _DATED.match(who) or _lead_in(who):
         return None
     return who
+
+
+def _full_name(opening: str) -> bool:
+    """"Bart Simpson:", not "Unhandled Exception:" or "Build Failed:"."""
+    m = _FULL_NAME.match(opening)
+    return bool(m) and not m.group().rstrip(" :：").casefold().endswith(_NOT_NAMES)
+
+
+_NOT_NAMES = ("error", "exception", "warning", "failed", "failure", "succeeded", "passed")
 
 
 def _lead_in(name: str) -> bool:

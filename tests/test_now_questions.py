@@ -126,6 +126,8 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
      + LAST_WEEK, "86400"),
     ("小王 10月22日 10:32\n上周 Redis 缓存 TTL 是多少？\n小李 10月22日 10:33\n86400 吧\n"
      "那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("[2026-10-22 10:32:01] production.INFO: cache ttl reloaded\n" + LAST_WEEK  # a log around it
+     + "\n[2026-10-23 09:00:00] production.INFO: cache ttl reloaded", "86400"),
 ])
 def test_only_the_users_own_lines_around_a_paste_give_the_time(mem, monkeypatch, query, answer):
     """Lines that open "名字：" / "Key:" were read as a conversation, whose time words are the

@@ -67,6 +67,12 @@ def test_lines_that_start_with_a_speakers_tag_are_a_conversation(lines):
     ["上周部署时的配置是什么？配置如下：", "Q: 为什么？"],  # a sentence, the user's own label
     ["2026-10-22T10:00:01Z redis reconnect", "2026-10-22T10:00:02Z ttl reload"],
     ["2026-10-22 10:32:01 worker: job failed", "2026-10-22 10:32:02 worker: retry"],  # a log
+    # a seventh review: logs, a calendar and an agenda stamped like chat exports
+    ["[2026-10-22 10:32:01] production.INFO: ttl set", "[2026-10-22 10:32:02] production.INFO: reload"],
+    ["2026-10-22 10:32:01 - celery.worker: Task failed", "2026-10-23 09:00:00 - celery.worker: ok"],
+    ["10/22/2026 10:00 AM - Standup: 15 min", "10/22/2026 2:00 PM - Retro: 1h"],
+    ["09:30 Daily Standup: Zoom", "14:00 Design Review: room 5"],
+    ["[10/22/2026 10:32:01 AM] Unhandled Exception: Timeout", "[10/23/2026 9:12 AM] Build Failed: 137"],
 ])
 def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)

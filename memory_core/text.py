@@ -179,11 +179,12 @@ _MAIL_HEADERS = frozenset("from to cc bcc sent date subject reply-to 发件人 �
 _FULL_NAME = re.compile(r"\s*(?:[A-Z][\w'-]*\.?\s){1,2}[A-Z][\w'-]*\s?[:：](?!//)")
 # A chat app that puts the speaker and the time on a line of their own, the message below
 # (WeChat, Slack, Discord, Feishu: "小王 10:32", "Bart Simpson  10:32 AM", "Bart — Today at
-# 10:32 AM", "小王 2026-10-22 10:32:01", "小王 10月22日 10:32").
+# 10:32 AM", "小王 2026-10-22 10:32:01", "小王 10月22日 10:32", Telegram's "Bart, [22.10.26
+# 10:32]", Discord's "Bart — 10/22/2026 10:32 AM").
 _SPEAKER_ABOVE = re.compile(
-    r"\s*[^\s:：\d\[\]]{1,20}(?:\s[^\s:：\d\[\]]{1,20}){0,2}\s+(?:[—–-]\s*)?(?:(?:today|yesterday|今天|昨天)"
-    rf"\s*(?:at\s*)?)?(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}\s+|(?:\d{{4}}年)?\d{{1,2}}月\d{{1,2}}[日号]\s*)?"
-    rf"{_CLOCK}\s*$",
+    r"\s*[^\s:：\d\[\]]{1,20}(?:\s[^\s:：\d\[\]]{1,20}){0,2}\s+(?:[—–-]\s*)?\[?(?:(?:today|yesterday|今天|昨天)"
+    rf"\s*(?:at\s*)?)?(?:\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}\s+|{_DAY},?\s+|(?:\d{{4}}年)?\d{{1,2}}月\d{{1,2}}[日号]\s*)?"
+    rf"{_CLOCK}\]?\s*$",
     re.IGNORECASE)
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
 # 10:32 AM]"): the chat's, so its day is not the user's question's.

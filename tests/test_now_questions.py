@@ -126,6 +126,8 @@ LAST_WEEK = "上周 Redis 缓存 TTL 最后定的多少？"
      + LAST_WEEK, "86400"),
     ("小王 10月22日 10:32\n上周 Redis 缓存 TTL 是多少？\n小李 10月22日 10:33\n86400 吧\n"
      "那现在 Redis 缓存 TTL 是多少？", "21600"),
+    ("小王, [22.10.26 10:32]\n上周 Redis 缓存 TTL 是多少？\n小李, [22.10.26 10:33]\n86400 吧\n"
+     "那现在 Redis 缓存 TTL 是多少？", "21600"),  # Telegram
     ("[2026-10-22 10:32:01] production.INFO: cache ttl reloaded\n" + LAST_WEEK  # a log around it
      + "\n[2026-10-23 09:00:00] production.INFO: cache ttl reloaded", "86400"),
 ])

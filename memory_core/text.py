@@ -141,9 +141,11 @@ _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?"
 # "2026-10-22 10:32:01 - worker: …", "10/22/2026 10:00 AM - Standup: …" are none.
 _DAY = r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"
 _EXPORT = rf"(?:\[{_DAY},?\s+{_CLOCK}\]\s*|{_DAY},\s+{_CLOCK}\s+[-–—]\s+)"
-_CHAT_PREFIX = re.compile(rf"\s*(?:>\s*)*(?:\[?{_CLOCK}\]?\s+|{_EXPORT})?", re.IGNORECASE)
+# Invisible marks an export may open a line with (WhatsApp's U+200E before "image omitted").
+_MARKS = "[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]*"
+_CHAT_PREFIX = re.compile(rf"{_MARKS}\s*(?:>\s*)*(?:\[?{_CLOCK}\]?\s+|{_EXPORT})?", re.IGNORECASE)
 # A bracketed stamp: a chat's, where an agenda's "09:30 Daily Standup: Zoom" is bare.
-_STAMPED = re.compile(rf"\s*(?:>\s*)*(?:\[{_CLOCK}\]\s*|{_EXPORT})", re.IGNORECASE)
+_STAMPED = re.compile(rf"{_MARKS}\s*(?:>\s*)*(?:\[{_CLOCK}\]\s*|{_EXPORT})", re.IGNORECASE)
 
 
 def lines(text: str) -> list[str]:

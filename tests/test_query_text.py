@@ -45,6 +45,7 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     ["Bart Simpson  10:32 AM", "did we deploy?", "Lisa — Today at 10:33 AM", "yes"],
     ["[22/10/2026, 10:32:01] Bart: did we deploy?", "[22/10/2026, 10:33:05] Lisa: yes"],  # WhatsApp
     ["10/22/26, 10:32 PM - Bart: did we deploy?", "10/22/26, 10:33 PM - Lisa: yes"],  # its Android export
+    ["\u200e[22/10/2026, 10:32:01] Bart: \u200eimage omitted", "[22/10/2026, 10:32:40] Lisa: nice"],
     ["[10/22/2026 10:32 AM] Bart Simpson: did we deploy?", "[10/22/2026 10:33 AM] Lisa: yes"],  # Teams
     ["小王 10月22日 10:32", "今天打篮球了", "小李 10月22日 10:33", "赢了"],  # Feishu
     ["Bart, [22.10.26 10:32]", "did we deploy?", "Lisa, [22.10.26 10:33]", "yes"],  # Telegram

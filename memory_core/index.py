@@ -33,7 +33,7 @@ from .errors import IndexError_, NeedsRebuild, StorageError
 from .locks import LockFile, pid_alive
 from .text import TOKENIZER_VERSION, index_terms
 
-SCHEMA_VERSION = "8"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded, mentions.ahead; 7: chunks_place; 8: mentions of a month or a year
+SCHEMA_VERSION = "7"  # 5: change detection by prefix hash, evidence table, vectors by content; 6: hidden 1 forgotten / 2 superseded, mentions.ahead; 7: chunks_place
 INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k

@@ -169,14 +169,11 @@ class Filters:
         if self.until:
             clauses.append(f"{alias}.timestamp <= ?")
             params.append(self.until)
-        if self.during:  # written then, or naming a day of it (a month or a year it holds)
-            from .temporal import MAX_MENTION_DAYS
+        if self.during:
             d = self.during
             clauses.append(f"({alias}.timestamp >= ? AND {alias}.timestamp <= ? OR {alias}.pk IN "
-                           "(SELECT pk FROM mentions WHERE first <= ? AND last >= ? AND ahead = 0 "
-                           f"AND (last < date(first, '+{MAX_MENTION_DAYS} days') "
-                           "OR first >= ? AND last <= ?)))")
-            params += [d.since, d.until, d.last_day, d.first_day, d.first_day, d.last_day]
+                           "(SELECT pk FROM mentions WHERE first <= ? AND last >= ? AND ahead = 0))")
+            params += [d.since, d.until, d.last_day, d.first_day]
         return " AND ".join(clauses), params
 
     @classmethod

@@ -540,14 +540,14 @@ def _store_mentions(conn, rows: list, fresh: bool = False) -> None:
     day named ahead (a plan) only dates an event (search.event_day), it is not what
     happened that day."""
     from .config import parse_time
-    from .temporal import MAX_HELD_DAYS, mentions
+    from .temporal import mentions
 
     found = []
     for row in rows:
         if row.timestamp is None or row.type == "transcript":
             continue
         written = parse_time(row.timestamp)
-        spans = mentions(row.content, written, longest=MAX_HELD_DAYS + 1)
+        spans = mentions(row.content, written)
         if spans:
             day = written.astimezone().date()
             found.append((row.id, [(a, b, int(a > day)) for a, b in spans]))

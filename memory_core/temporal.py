@@ -459,18 +459,13 @@ MAX_NAMED = 32
 
 
 MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
-# A month or a year a record names ("last month", "去年") is no time it is about every day
-# of, but it is inside a question's stretch that holds it whole ("in March 2023" and a line
-# written in April that says "last month"): stored, and matched so (search.Filters).
-MAX_HELD_DAYS = 366
 # A record may name days ahead of it ("下周三出报告", "launch is next Monday"): the day an
 # event was planned for is how the store dates it (search.event_day). A query names none.
 AHEAD_DAYS = 14
 
 
-def mentions(text: str, written: datetime, longest: int = MAX_MENTION_DAYS) -> list:
-    """Every day or stretch (shorter than `longest` days) a record names, as (first, last)
-    days."""
+def mentions(text: str, written: datetime) -> list:
+    """Every day or stretch (up to MAX_MENTION_DAYS) a record names, as (first, last) days."""
     if not text or not names_a_day(text):
         return []
     try:
@@ -482,7 +477,7 @@ def mentions(text: str, written: datetime, longest: int = MAX_MENTION_DAYS) -> l
     out = []
     for line in text.splitlines():
         spans, _ = _spans(line, today, AHEAD_DAYS)
-        out += [s for s in spans if (s[1] - s[0]).days < longest
+        out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS
                 and s[0] <= today + timedelta(days=AHEAD_DAYS)]
         if len(out) >= MAX_NAMED:
             break

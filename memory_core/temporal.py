@@ -169,6 +169,14 @@ _PATTERN_SOURCES = (
     (r"本周早些时候|这周早些时候|这周前几天|\bearlier\s+this\s+week\b", "earlier_this_week"),
     (r"前几天|前些天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b", "few_days_ago"),
     (r"这几天|这两天", "these_days"),
+    # the weeks or months up to today ("最近两周", "过去三个月", "in the past month"), before
+    # the calendar's ("last week" is the week before this one; "in the last week" is not)
+    (rf"(?:最近|过去|近)\s*{_N}\s*(?:个)?(?:周|星期|礼拜)", "last_n_weeks"),
+    (rf"\b(?:last|past)\s+{_N}\s+weeks\b", "last_n_weeks"),
+    (rf"(?:最近|过去|近)\s*{_N}\s*个月", "last_n_months"),
+    (rf"\b(?:last|past)\s+{_N}\s+months\b", "last_n_months"),
+    (r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b", "past_week"),
+    (r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b", "past_month"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
@@ -425,6 +433,16 @@ def so_far(start: datetime, end: datetime, now: datetime) -> tuple:
     launch" asked on launch day name nothing that has happened yet."""
     tomorrow = _local_midnight(now.astimezone().date() + timedelta(days=1))
     return (start, min(end, tomorrow)) if start < tomorrow else (None, None)
+
+
+def _months_back(day: date, n: int) -> date | None:
+    """The same day n months before (the month's last day when it has no such day); None
+    before the calendar's start."""
+    year, month = divmod(day.year * 12 + day.month - 1 - n, 12)
+    if year < 1:
+        return None
+    first = date(year, month + 1, 1)
+    return min(first + timedelta(days=day.day - 1), _month_end(first))
 
 
 def _spans(text: str, today: date, ahead: int = 0) -> tuple:
@@ -711,11 +729,21 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind.startswith("year"):
         year = today.year + int(kind[4:])
         return date(year, 1, 1), min(today, date(year, 12, 31))
+    if kind == "past_week":
+        return today - timedelta(days=7), today
+    if kind == "past_month":
+        start = _months_back(today, 1)
+        return (start, today) if start else None
     n = _num(g.get("n") or "")
     if n is None or n > 3660:
         return None
     if kind == "last_n_days":
         return today - timedelta(days=n), today
+    if kind == "last_n_weeks":
+        return today - timedelta(weeks=n), today
+    if kind == "last_n_months":
+        start = _months_back(today, n) if n <= 120 else None
+        return (start, today) if start else None
     if kind == "n_days_ago":
         d = today - timedelta(days=n)
         return d, d

@@ -41,6 +41,27 @@ def test_relative_and_absolute_dates_become_local_day_ranges(query, first, after
     assert days(query) == (first, after_last)
 
 
+@pytest.mark.parametrize("query, first, after_last", [
+    ("最近两周改了什么", "2026-10-01", "2026-10-16"),
+    ("近一周的告警", "2026-10-08", "2026-10-16"),
+    ("过去三个月做了哪些迁移", "2026-07-15", "2026-10-16"),
+    ("最近一个月 Redis 改过几次？", "2026-09-15", "2026-10-16"),
+    ("what changed in the past 2 weeks", "2026-10-01", "2026-10-16"),
+    ("what did we ship in the last week?", "2026-10-08", "2026-10-16"),  # not last week's
+    ("outages over the past month", "2026-09-15", "2026-10-16"),
+    ("last 3 months of releases", "2026-07-15", "2026-10-16"),
+])
+def test_the_weeks_or_months_up_to_today_are_one_stretch(query, first, after_last):
+    """"最近两周", "in the past month" were no time at all ("最近" only asked for the newest
+    first); "in the last week" is the seven days to today, "last week" the calendar's."""
+    assert days(query) == (first, after_last)
+
+
+def test_months_back_from_a_31st_end_on_a_shorter_months_last_day():
+    assert days("最近一个月", "2026-03-31T12:00:00Z") == ("2026-02-28", "2026-04-01")
+    assert days("过去三个月", "0001-02-03T12:00:00Z") is None  # before the calendar
+
+
 def test_a_date_without_a_year_is_the_last_one_up_to_today():
     assert days("on Dec 24") == ("2025-12-24", "2025-12-25")
     assert days("on Oct 1") == ("2026-10-01", "2026-10-02")
@@ -253,6 +274,18 @@ def test_a_record_is_found_by_the_day_it_names(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T09:00:00Z")
     hits = mem.search("10月6号压测出了什么问题", limit=3)
     assert hits[0].id == wanted["id"]
+
+
+@pytest.mark.parametrize("query", ["最近两周改了什么", "what changed in the past two weeks?"])
+def test_a_question_about_the_last_weeks_lists_their_records(mem, monkeypatch, query):
+    """It found nothing: no stretch was read and no keyword matched."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-08-10T09:00:00Z")
+    old = mem.save_fact("Redis 缓存 TTL 设为 3600 秒")
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-10T09:00:00Z")
+    new = mem.save_fact("Redis 缓存 TTL 改成 7200 秒", supersedes=old["id"])
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-20T09:00:00Z")
+    found = [h.id for h in mem.search(query, limit=5, mode="fts")]
+    assert new["id"] in found and old["id"] not in found
 
 
 def test_a_question_of_only_time_words_lists_that_days_records(mem, monkeypatch):

@@ -90,6 +90,10 @@ def _num(text: str) -> int | None:
     return None
 
 
+# Not a stretch of its own when "'s" or an "of" with a time follows: "the past month's
+# budget", "the last 3 months of 2025", "… of last year", "… of the quarter" (but "the last 3
+# months of releases" is one).
+_NOT_OF = r"(?!'s|\s+of\s+(?:\d|(?:the|this|last|next|that|its?)\b))"
 _N = (r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|"
       r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)")
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
@@ -171,12 +175,15 @@ _PATTERN_SOURCES = (
     (r"这几天|这两天", "these_days"),
     # the weeks or months up to today ("最近两周", "过去三个月", "in the past month"), before
     # the calendar's ("last week" is the week before this one; "in the last week" is not)
-    (rf"(?:最近|过去|近)\s*{_N}\s*(?:个)?(?:周|星期|礼拜)", "last_n_weeks"),
-    (rf"\b(?:last|past)\s+{_N}\s+weeks\b", "last_n_weeks"),
-    (rf"(?:最近|过去|近)\s*{_N}\s*个月", "last_n_months"),
-    (rf"\b(?:last|past)\s+{_N}\s+months\b", "last_n_months"),
-    (r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b", "past_week"),
-    (r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b", "past_month"),
+    # (not "将近两个月前", nearly two months ago; "最近两周年", an anniversary; "近三个周期";
+    # "the last 3 months of 2025", "the past month's budget")
+    (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*(?:个)?(?:周|星期|礼拜)(?![期年]|\s*(?:之|以)?前)",
+     "last_n_weeks"),
+    (rf"\b(?:last|past)\s+{_N}\s+weeks\b{_NOT_OF}", "last_n_weeks"),
+    (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*个月(?![饼份]|\s*(?:之|以)?前)", "last_n_months"),
+    (rf"\b(?:last|past)\s+{_N}\s+months\b{_NOT_OF}", "last_n_months"),
+    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b{_NOT_OF}", "past_week"),
+    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b{_NOT_OF}", "past_month"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
@@ -740,7 +747,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "last_n_days":
         return today - timedelta(days=n), today
     if kind == "last_n_weeks":
-        return today - timedelta(weeks=n), today
+        return (today - timedelta(weeks=n), today) if n <= 520 else None
     if kind == "last_n_months":
         start = _months_back(today, n) if n <= 120 else None
         return (start, today) if start else None

@@ -57,6 +57,20 @@ def test_the_weeks_or_months_up_to_today_are_one_stretch(query, first, after_las
     assert days(query) == (first, after_last)
 
 
+@pytest.mark.parametrize("query, expected", [
+    ("将近两个月前 Redis 缓存 TTL 是多少？", ("2026-08-01", "2026-09-01")),  # two months ago
+    ("what shipped in the last three months of 2025?", ("2025-01-01", "2026-01-01")),
+    ("in the last week's retro", ("2026-10-05", "2026-10-12")),  # the calendar's last week
+    ("最近两周年的纪念活动", None),  # an anniversary
+    ("最近一个周期的指标", None),
+    ("最近两个月饼卖得怎么样", None),
+    ("over the past month's budget", None),
+])
+def test_words_that_only_look_like_the_weeks_up_to_today(query, expected):
+    """A hostile review's cases."""
+    assert days(query) == expected
+
+
 def test_months_back_from_a_31st_end_on_a_shorter_months_last_day():
     assert days("最近一个月", "2026-03-31T12:00:00Z") == ("2026-02-28", "2026-04-01")
     assert days("过去三个月", "0001-02-03T12:00:00Z") is None  # before the calendar

@@ -134,6 +134,10 @@ _PATTERN_SOURCES = (
     (rf"{_YEAR}\s*年\s*的?\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
     (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
+    # a range of months ("from March to May 2026", "between March and May"): one stretch,
+    # read before "May 2026" alone is
+    (rf"\b(?:from|between)\s+(?!{_LOWER_ABBREV}\b){_MONTH}\s+(?:to|and|through|until|till|[-–])\s+"
+     rf"(?!{_LOWER_ABBREV}\b){_MONTH.replace('mon>', 'mon2>')}(?:,?\s+{_YEAR})?\b(?!'s|\s+\d)", "ym"),
     (rf"\b{_MONTH}\s+{_DAY}(?![0-9A-Za-z])(?:,?\s*{_YEAR}(?![0-9A-Za-z]))?", "ymd"),
     (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s*{_YEAR}\b)?", "ymd"),
     (rf"\b(?:in\s+)?{_MONTH}\s+{_YEAR}\b", "ym"),
@@ -611,6 +615,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             first = date(year, month, 1)
             if g.get("mon2"):  # "June or July", "November to February"
                 until = _month_number(g["mon2"])
+                if until < month and g.get("year"):  # "from November to February 2026"
+                    year -= 1
+                    first = date(year, month, 1)
                 end = _month_end(date(year + (until < month), until, 1))
             else:
                 end = _month_end(first)

@@ -71,6 +71,15 @@ def test_words_that_only_look_like_the_weeks_up_to_today(query, expected):
     assert days(query) == expected
 
 
+@pytest.mark.parametrize("query, first, after_last", [
+    ("what shipped from March to May 2026?", "2026-03-01", "2026-06-01"),  # was May alone
+    ("what changed between March and May?", "2026-03-01", "2026-06-01"),  # was no time
+    ("from November to February 2026", "2025-11-01", "2026-03-01"),  # the year is the end's
+])
+def test_a_range_of_months_is_one_stretch(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
 def test_months_back_from_a_31st_end_on_a_shorter_months_last_day():
     assert days("最近一个月", "2026-03-31T12:00:00Z") == ("2026-02-28", "2026-04-01")
     assert days("过去三个月", "0001-02-03T12:00:00Z") is None  # before the calendar

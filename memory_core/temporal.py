@@ -150,13 +150,6 @@ _PATTERN_SOURCES = (
      rf"(?:(?:\s*,\s*|\s+(?:and|or|to|through|until|till)\s+|\s*[-–]\s*)(?:and\s+|or\s+)?"
      rf"(?!{_LOWER_ABBREV}\b){_MONTH.replace('mon>', 'mon2>')}\b(?!'s))*"
      rf"(?:\s+(?:of\s+)?(?:(?P<last_year>last\s+year)|(?P<this_year>this\s+year))\b)?(?![\s,]*\d)", "ym"),
-    # halves and quarters of a year: "上半年", "去年下半年", "第三季度", "2025 Q3", "上季度",
-    # "last quarter" (an uppercase Q not numbering a list: "Q1: …" is a question's label)
-    (rf"(?:(?P<rel>前年|去年|今年)|{_YEAR}\s*年)?\s*(?P<half>[上下])半年", "half"),
-    (rf"(?:(?P<rel>前年|去年|今年)|{_YEAR}\s*年?)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度", "quarter"),
-    (rf"(?<![\w-])(?:{_YEAR}\s*年?\s*)?(?-i:Q)(?P<q>[1-4])(?![\w:：.)\]])(?:\s*{_YEAR.replace('year', 'year2')}\b)?",
-     "quarter"),
-    (r"(?P<qrel>上|本|这)个?季度|\b(?P<qrel_en>last|this)\s+quarter\b", "rel_quarter"),
     # a year: "2025年" (not "2025年8月", read above, nor 年代), "in 2025" (not "in 2000 ms")
     (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月|代)|"
      rf"\b(?:in|during|throughout|of)\s+{_YEAR.replace('year', 'year_en')}"
@@ -220,7 +213,7 @@ _PATTERN_SOURCES = (
 _patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早]|day|night|week|month|year|ago|morning|"
-    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|quarter|季|"
+    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
@@ -463,30 +456,6 @@ def _months_back(day: date, n: int) -> date | None:
     return min(first + timedelta(days=day.day - 1), _month_end(first))
 
 
-def _part_of_year(kind: str, g: dict, today: date):
-    """A half or a quarter of a year: the one named, else the latest begun by today (like a
-    month without a year); up to today while it runs."""
-    if kind == "rel_quarter":
-        first = date(today.year, 3 * ((today.month - 1) // 3) + 1, 1)
-        if (g.get("qrel") or "") == "上" or (g.get("qrel_en") or "").lower() == "last":
-            first = date(first.year - (first.month == 1), (first.month - 4) % 12 + 1, 1)
-        months = 3
-    else:
-        months = 6 if kind == "half" else 3
-        part = (0 if g["half"] == "上" else 1) if kind == "half" else _num(g["q"]) - 1
-        named = g.get("year") or g.get("year2")
-        year = int(named) if named else today.year - _YEARS_BACK.get(g.get("rel") or "", 0)
-        if not 1 <= year <= 9999:
-            return None
-        first = date(year, months * part + 1, 1)
-        if not (named or g.get("rel")) and first > today:
-            first = first.replace(year=year - 1) if year > 1 else None
-        if first is None:
-            return None
-    last = _month_end(date(first.year, first.month + months - 1, 1))
-    return first, min(today, last) if first <= today else last
-
-
 def _spans(text: str, today: date, ahead: int = 0) -> tuple:
     """([(first day, last day)], [(start, end) of the words]) of the days a text names."""
     if not _MAYBE_DATE.search(text):
@@ -685,8 +654,6 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return _holiday_days(key, today.year - (rel == "去年"))
         this_year = _holiday_days(key, today.year)
         return this_year if this_year[0] <= today else _holiday_days(key, today.year - 1)
-    if kind in ("half", "quarter", "rel_quarter"):
-        return _part_of_year(kind, g, today)
     if kind == "season":
         name = g["season"].lower()
         start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))

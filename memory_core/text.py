@@ -110,13 +110,16 @@ NOTE_LABELS_ZH = tuple(
     "待定 进展 风险 影响 计划 目标 顺序 策略 格式 命令 配置".split())
 
 
+_ERROR_NAMES = ("error", "exception", "warning")  # "TypeError:", "UserWarning:"
+
+
 def said_by(line: str) -> str | None:
     """Who says a line, by its opening ("Caroline: …", "<Bart>:", "用户：…"), case-folded;
     None when it opens with no name: a note's label ("TODO:", "注意：", "TypeError:"), a
     time ("09:15") or a link."""
     name = _opener(line)
     if name is None or _is_label(name) or not any(c.isalpha() for c in name) \
-            or name.endswith(("error", "exception", "warning")):
+            or name.endswith(_ERROR_NAMES):
         return None
     return name
 
@@ -217,8 +220,8 @@ def chat_of(folded_lines: list[str]) -> Chat:
     names = [_name(o) for o in openings]
     qa = any(n in _ANSWER_LABELS for n in names)
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
-    said += [i for i, o in enumerate(openings)  # "[10/22/2026 10:32 AM] Bart Simpson: …"
-             if not names[i] and _full_name(o) and _STAMPED.match(folded_lines[i])]
+    full = [i for i, o in enumerate(openings) if not names[i] and _full_name(o)]
+    said += [i for i in full if _STAMPED.match(folded_lines[i])]  # "[10:32 AM] Bart Simpson: …"
     app = _chat_app(folded_lines)
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
@@ -227,8 +230,7 @@ def chat_of(folded_lines: list[str]) -> Chat:
         return Chat(tuple(sorted({*quoted, *app})), bool(app))
     if len(said) < 2:
         return Chat(app, bool(app))
-    said += [i for i, o in enumerate(openings)
-             if not names[i] and _full_name(o) and i not in said]
+    said += [i for i in full if i not in said]
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
         first -= 1
@@ -282,7 +284,7 @@ def _full_name(opening: str) -> bool:
     return bool(m) and not m.group().rstrip(" :：").casefold().endswith(_NOT_NAMES)
 
 
-_NOT_NAMES = ("error", "exception", "warning", "failed", "failure", "succeeded", "passed")
+_NOT_NAMES = _ERROR_NAMES + ("failed", "failure", "succeeded", "passed")
 
 
 def _lead_in(name: str) -> bool:
@@ -350,14 +352,14 @@ def asked_about(line: str, terms) -> bool:
     line = folded(line)
     if said_by(line):
         line = line[_SPEAKER.match(line).end():]
-    asked = said = 0
+    said = False
     for sentence in sentences(line):
-        found = len({t for t, stop in _line_terms(sentence) if not stop}.intersection(terms))
+        if {t for t, stop in _line_terms(sentence) if not stop}.isdisjoint(terms):
+            continue
         if asking(sentence):
-            asked += found
-        else:
-            said += found
-    return asked > 0 or said == 0
+            return True
+        said = True
+    return not said
 
 
 def asking(sentence: str) -> bool:

@@ -186,8 +186,8 @@ _PATTERN_SOURCES = (
     (rf"\b(?:last|past)\s+{_N}\s+weeks\b{_NOT_OF}", "last_n_weeks"),
     (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*个月(?![饼份]|\s*(?:之|以)?前)", "last_n_months"),
     (rf"\b(?:last|past)\s+{_N}\s+months\b{_NOT_OF}", "last_n_months"),
-    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b{_NOT_OF}", "past_week"),
-    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b{_NOT_OF}", "past_month"),
+    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b{_NOT_OF}", "last_n_weeks"),
+    (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b{_NOT_OF}", "last_n_months"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
@@ -743,12 +743,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind.startswith("year"):
         year = today.year + int(kind[4:])
         return date(year, 1, 1), min(today, date(year, 12, 31))
-    if kind == "past_week":
-        return today - timedelta(days=7), today
-    if kind == "past_month":
-        start = _months_back(today, 1)
-        return (start, today) if start else None
-    n = _num(g.get("n") or "")
+    n = _num(g.get("n") or "1")  # every count below is named, but "in the past week"'s
     if n is None or n > 3660:
         return None
     if kind == "last_n_days":

@@ -786,7 +786,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
     bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT and mode != "vector" else []
-    terms = [t for t, _ in weighted_terms(query)]
+    weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -814,9 +814,10 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         while True:
             # words that name days are matched by date (the dated list) and also as keywords:
             # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
-            fts = fts_candidates(conn, query, scope, k) if mode != "vector" else []
+            fts = fts_candidates(conn, query, scope, k, terms=weighted) if mode != "vector" else []
             if about_now and len(fts) >= k and _any_replaced(conn, fts):  # replaced values may
-                fts = _union(fts_candidates(conn, query, filters, k), fts)  # crowd out current ones
+                # crowd out current ones
+                fts = _union(fts_candidates(conn, query, filters, k, terms=weighted), fts)
             vec = []
             if use_vectors:
                 v, early = qvec()
@@ -838,7 +839,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)
             hits = collapse(load_hits(conn, ranked, project))
-            hits = with_replies(conn, hits, scope, project, terms)
+            hits = with_replies(conn, hits, scope, project, [t for t, _ in weighted])
             if asks_past and start is not None:
                 hits = true_within(conn, hits, start, end)
             if len(hits) >= limit or not full:

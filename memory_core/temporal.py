@@ -836,8 +836,8 @@ _ZH_REL = (
     ("week after", "(?:之)?后(?:的)?(?:一周|一个?星期|一个?礼拜|那一?周)"),
     ("days before", "(?:之|以)?前(?:的)?(?:几|两)天"),
     ("days after", "(?:之|以)?后(?:的)?(?:几|两)天"),
-    ("before", "之前"),  # not 以前 / 以后: "钱文老师以前是做什么的" is "formerly"
-    ("after", "之后"),
+    ("before", "之前|(?<=[次回])以前"),  # not 以前 / 以后 alone: "钱文老师以前是做什么的"
+    ("after", "之后|(?<=[次回])以后"),  # is "formerly"; "迁库那次以前" is "before"
 )
 _ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
 # "上线两天后", "迁库三天前", "上线后第三天", "发版一周后"; "上线前那周的周一", "上线后的周五"
@@ -848,12 +848,13 @@ _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
     r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
-    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:"
+    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{1,3}[A-Za-z0-9][\w.\-]{0,40}){0,3}\s{0,3}[\u4e00-\u9fff]{1,10}?|"
+    r"[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:那一?[次回]的?(?:\s{0,3}[，,]\s{0,3})?)?(?:"
     + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
 _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
-_ZH_LEAD = re.compile(r"^(?:请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
+_ZH_LEAD = re.compile(r"^(?:上一?[次回]|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
 # A time, not an event: "三周前的周五", "上周之前"
 _TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
 # The question before an event ("为什么要在上线前一天…"): the event is what follows it.

@@ -399,6 +399,25 @@ def test_an_event_can_name_the_time(query, expected):
     assert parse(query, NOW).anchor == expected
 
 
+# "那次" / "那回" between the event and the time (2026-11-27): before, "queue backlog 那次之前"
+# was read as the event "backlog 那次"; of 55 such questions a helper wrote without reading
+# the code none was read whole (14 gave no event); now 44 are (docs/retrieval.md).
+@pytest.mark.parametrize("query, expected", [
+    ("email worker 的 concurrency 在 queue backlog 那次之前是多少？", Anchor("queue backlog", None, 0)),
+    ("Redis 挂掉那次之后加了什么告警", Anchor("Redis 挂掉", 0, None)),
+    ("压测的那回之前连接池上限是多少？", Anchor("压测", None, 0)),
+    ("支付回调大面积超时的那次，前一天谁动过网关配置？", Anchor("支付回调大面积超时", -1, -1)),
+    ("迁库那次的前一天谁改了配置", Anchor("迁库", -1, -1)),
+    ("迁库那次以后还有谁在调旧接口", Anchor("迁库", 0, None)),  # 以后 after 那次: "after"
+    ("上次迁库那次之前一周有谁改过表结构", Anchor("迁库", -7, -1)),  # 上次 is not the event's
+    ("CI runner 全部卡住那次那天是谁在跑 nightly build", Anchor("CI runner 全部卡住", 0, 0)),
+    ("被 Docker Hub rate limit 卡住的那天，build 时间降到了多少？",
+     Anchor("Docker Hub rate limit 卡住", 0, 0)),  # was "limit 卡住"
+])
+def test_that_time_between_the_event_and_the_relation_is_read_through(query, expected):
+    assert parse(query, NOW).anchor == expected
+
+
 @pytest.mark.parametrize("query", ["上线三天前定了什么", "试点上线前那一周的周一改了什么",
                                    "上线两天后改了什么"])
 def test_days_counted_from_an_event_are_not_counted_from_today(query):
@@ -422,6 +441,10 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     "Which day did we deploy?",
     "before we switched to Drizzle what did we use",  # no event phrase after "before"
     "Redis TTL 现在是多少？",
+    "那次数据库迁移是谁负责的？",  # the event asked about, not a time around it
+    "OOM 那次的根因最后查清楚了吗？",
+    "这次以后都用 pnpm",  # 以后 is "from now on" unless an event's 那次 stands before it
+    "上次以后没再出过问题",
 ])
 def test_words_like_before_or_that_day_alone_name_no_event(query):
     assert anchor(query) is None

@@ -901,18 +901,15 @@ def anchored_stretch(conn, anchor, filters: Filters, now) -> tuple:
 
 
 # An event's day is voted for by its ABOUT_EVENT best keyword matches (those scoring at
-# least ABOUT_SHARE of the best), each by its share of the best score to the power
-# VOTE_POWER: a record that holds most of "Docker Hub rate limit 卡住" outvotes two that hold
-# only "rate limit" (docs/retrieval.md "Times named by events").
+# least ABOUT_SHARE of the best).
 ABOUT_EVENT = 20
-VOTE_POWER = 2
 
 
 def event_day(conn, event: str, filters: Filters):
     """The day an event happened ("launch", "上线", "Melanie wedding"), as the store tells it:
     each record about it votes for the days it names ("上线目标日期定在9月30日", "I went
-    camping yesterday") or, naming none, for the day it was written, by how well it
-    matches (VOTE_POWER); the day with the most votes. None when nothing is about the event."""
+    camping yesterday") or, naming none, for the day it was written, in proportion to how
+    well it matches; the day with the most votes. None when nothing is about the event."""
     from .config import parse_time
     from .temporal import in_calendar, names_beginning
 
@@ -948,7 +945,7 @@ def event_day(conn, event: str, filters: Filters):
         except OverflowError:  # stamped at the calendar's end
             continue
         for day in filter(in_calendar, days):
-            votes[day] = votes.get(day, 0.0) + weight[pk] ** VOTE_POWER / len(days)
+            votes[day] = votes.get(day, 0.0) + weight[pk] / len(days)
     return max(votes, key=lambda d: (votes[d], d)) if votes else None
 
 

@@ -559,31 +559,6 @@ def test_an_event_named_as_the_time_is_dated_by_the_records_about_it(mem, monkey
     assert hits[0].content == "上线当天注册用户127个"
 
 
-def test_an_event_is_dated_by_the_record_that_names_most_of_it(mem, monkeypatch):
-    """The payment gateway timeout was the day a line says it took checkout down; two lines
-    of another day name only a gateway timeout (a setting). Votes count by the square of
-    their share of the best match (search.VOTE_POWER): by shares alone the two partial
-    matches outvote the whole one (0.72 + 0.62 > 1), squared they do not (0.52 + 0.38)."""
-    from datetime import date
-
-    from memory_core import search
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    _line(mem, "The payment gateway timeout took checkout down for an hour", "2026-09-28", "a")
-    _line(mem, "Gateway timeout raised to 30 seconds", "2026-09-12", "b")
-    _line(mem, "Gateway timeout alerts go to the on-call channel", "2026-09-12", "b")
-    for i, text in enumerate(["Redis cache TTL is 3600 seconds", "Database pool max is 20",
-                              "The web app builds with Vite", "Sentry sample rate set to 0.1",
-                              "Logs go to stdout", "API docs use OpenAPI 3.1", "Vitest replaces Jest",
-                              "CORS origins come from CORS_ORIGINS", "Deploys go to ACK",
-                              "Postgres 16 in production", "Early returns over nested ifs",
-                              "No releases on Friday afternoon", "Payment provider is Stripe",
-                              "Checkout page loads in 1.2 s", "Request timeout for uploads is 60 s"]):
-        _line(mem, text, f"2026-09-{i + 13:02d}", f"f{i}")
-    mem.sync(embed=False)
-    day = mem.index.run(lambda conn: search.event_day(conn, "payment gateway timeout", search.Filters()))
-    assert day == date(2026, 9, 28)
-
-
 def test_an_event_planned_ahead_is_dated_by_the_day_it_was_planned_for(mem, monkeypatch):
     """"她下周三出报告", written on a Friday, dates the report to the Wednesday after; the
     day the plan was written is not the event's."""

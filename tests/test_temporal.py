@@ -401,7 +401,7 @@ def test_an_event_can_name_the_time(query, expected):
 
 # "那次" / "那回" between the event and the time (2026-11-27): before, "queue backlog 那次之前"
 # was read as the event "backlog 那次"; of 55 such questions a helper wrote without reading
-# the code none was read whole (14 gave no event); now 44 are (docs/retrieval.md).
+# the code none was read whole (14 gave no event); now 40 are (docs/retrieval.md).
 @pytest.mark.parametrize("query, expected", [
     ("email worker 的 concurrency 在 queue backlog 那次之前是多少？", Anchor("queue backlog", None, 0)),
     ("Redis 挂掉那次之后加了什么告警", Anchor("Redis 挂掉", 0, None)),
@@ -410,9 +410,8 @@ def test_an_event_can_name_the_time(query, expected):
     ("迁库那次的前一天谁改了配置", Anchor("迁库", -1, -1)),
     ("迁库那次以后还有谁在调旧接口", Anchor("迁库", 0, None)),  # 以后 after 那次: "after"
     ("上次迁库那次之前一周有谁改过表结构", Anchor("迁库", -7, -1)),  # 上次 is not the event's
-    ("CI runner 全部卡住那次那天是谁在跑 nightly build", Anchor("CI runner 全部卡住", 0, 0)),
-    ("被 Docker Hub rate limit 卡住的那天，build 时间降到了多少？",
-     Anchor("Docker Hub rate limit 卡住", 0, 0)),  # was "limit 卡住"
+    ("Redis TTL 在迁库那次之前是多少", Anchor("迁库", None, 0)),  # was "TTL 在迁库那次"
+    ("check the nginx access log for OOM 那次之前的请求", Anchor("OOM", None, 0)),
 ])
 def test_that_time_between_the_event_and_the_relation_is_read_through(query, expected):
     assert parse(query, NOW).anchor == expected
@@ -445,6 +444,13 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     "OOM 那次的根因最后查清楚了吗？",
     "这次以后都用 pnpm",  # 以后 is "from now on" unless an event's 那次 stands before it
     "上次以后没再出过问题",
+    # found by a hostile review of the first version, which read 以前 / 以后 after any 次 / 回
+    "第三次以后重试间隔是多少",
+    "登录失败五次以后账号会锁定吗",
+    "消息撤回以后对方还能看到吗",
+    "这一回以后都用 uv 管理依赖",
+    "你说的那次以前我们用的什么方案",
+    "上线那次，之前说好的回滚方案执行了吗",  # 之前 after a comma: "agreed earlier"
 ])
 def test_words_like_before_or_that_day_alone_name_no_event(query):
     assert anchor(query) is None
@@ -499,7 +505,7 @@ def test_the_week_before_a_date_finds_what_was_said_of_that_week(mem, monkeypatc
 @pytest.mark.parametrize("query", ["the day we " + "ab " * 5000, "Olivia " * 3000 + "那天",
                                    "上线前" + "那的一个" * 2000 + "周一", "two days after " * 2000,
                                    "the monday before " * 2000, "a" + " " * 5000 + "上线那天",
-                                   "The day " * 3000])
+                                   "The day " * 3000, "那次" * 5000 + "之前", "ab 那次，" * 2000 + "前一天"])
 def test_a_long_repetitive_query_names_a_short_event_in_one_pass(query):
     """Every part of an event is bounded (words, the spaces between them, the words of a
     clause): a query of thousands of repeats gives an event of a few words, if any."""

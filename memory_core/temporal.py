@@ -857,9 +857,9 @@ _ZH_ANCHOR = re.compile(
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
 _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
 _ZH_LEAD = re.compile(r"^(?:上一?[次回]|[你我他她](?=[说提讲])|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
-# A Latin word before a Chinese event with a word between that opens a phrase: the
-# question's topic, not the event's ("TTL 在迁库", "limit 在被刷").
-_LATIN_TOPIC = re.compile(r"[A-Za-z][\w.\-]*\s{0,3}(?=(?:在|于|从|到|是|把|给|对|跟|和|当|等)[\u4e00-\u9fff])")
+# A Latin word, then 在 before a Chinese event: the question's topic, not the event's ("TTL
+# 在迁库", "limit 在被刷"); not 在线, 从, 到, 对 …, which open words ("在线迁移", "从库", "到期").
+_LATIN_TOPIC = re.compile(r"[A-Za-z][\w.\-]*\s{0,3}(?=在(?!线)[\u4e00-\u9fff]{2})")
 # A time, not an event: "三周前的周五", "上周之前"
 _TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
 # The question before an event ("为什么要在上线前一天…"): the event is what follows it.
@@ -957,7 +957,7 @@ def _anchor(query: str):
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
         topic = _LATIN_TOPIC.match(event)  # "Redis TTL 在迁库之前": the event is 迁库
-        if topic:
+        if topic and len(_ZH_LEAD.sub("", event[topic.end():])) > 1:
             event = _ZH_LEAD.sub("", event[topic.end():])
         first, _, rest = event.partition(" ")
         if rest and first.lower() in _EN_STOP:  # "log for OOM 那次之前": OOM

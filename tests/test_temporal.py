@@ -412,6 +412,10 @@ def test_an_event_can_name_the_time(query, expected):
     ("上次迁库那次之前一周有谁改过表结构", Anchor("迁库", -7, -1)),  # 上次 is not the event's
     ("Redis TTL 在迁库那次之前是多少", Anchor("迁库", None, 0)),  # was "TTL 在迁库那次"
     ("check the nginx access log for OOM 那次之前的请求", Anchor("OOM", None, 0)),
+    ("SSL 到期那天谁在值班", Anchor("SSL 到期", 0, 0)),  # 到 / 对 open words, not a phrase
+    ("API 对接那天出了什么问题", Anchor("API 对接", 0, 0)),
+    ("Redis 在线迁移那天出了什么问题", Anchor("Redis 在线迁移", 0, 0)),
+    ("MySQL 从库切换那天", Anchor("MySQL 从库切换", 0, 0)),
 ])
 def test_that_time_between_the_event_and_the_relation_is_read_through(query, expected):
     assert parse(query, NOW).anchor == expected

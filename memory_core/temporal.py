@@ -827,8 +827,6 @@ second third fourth some any whole entire full half single previous following wh
 working business school week rainy sunny big long good bad great busy hard nice given
 particular certain specific another any""".split())
 # Chinese: an event, then where the time stands to it.
-# Right after "那次" / "那回" (not "第三次", "撤回", "这一回"), 以前 / 以后 are before / after.
-_THAT_TIME = "(?:(?<=那[次回]以.)|(?<=那一[次回]以.))"
 _ZH_REL = (
     ("on", "当天|当日|那天|那一天|那日|当晚|那晚|那天晚上|当天晚上"),
     ("week of", "那周|那一周|那个星期|那星期|那个礼拜"),
@@ -838,8 +836,8 @@ _ZH_REL = (
     ("week after", "(?:之)?后(?:的)?(?:一周|一个?星期|一个?礼拜|那一?周)"),
     ("days before", "(?:之|以)?前(?:的)?(?:几|两)天"),
     ("days after", "(?:之|以)?后(?:的)?(?:几|两)天"),
-    ("before", f"之前|以前{_THAT_TIME}"),  # not 以前 / 以后 alone: "钱文老师以前是做什么的"
-    ("after", f"之后|以后{_THAT_TIME}"),  # is "formerly"; "迁库那次以前" is "before"
+    ("before", "之前"),  # not 以前 / 以后: "钱文老师以前是做什么的" is "formerly", "自从那次以后"
+    ("after", "之后"),  # "since that time" (docs/retrieval.md "Times named by events")
 )
 _ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
 # "上线两天后", "迁库三天前", "上线后第三天", "发版一周后"; "上线前那周的周一", "上线后的周五"
@@ -857,9 +855,6 @@ _ZH_ANCHOR = re.compile(
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
 _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
 _ZH_LEAD = re.compile(r"^(?:上一?[次回]|[你我他她](?=[说提讲])|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
-# A Latin word, then 在 before a Chinese event: the question's topic, not the event's ("TTL
-# 在迁库", "limit 在被刷"); not 在线, 从, 到, 对 …, which open words ("在线迁移", "从库", "到期").
-_LATIN_TOPIC = re.compile(r"[A-Za-z][\w.\-]*\s{0,3}(?=在(?!线)[\u4e00-\u9fff]{2})")
 # A time, not an event: "三周前的周五", "上周之前"
 _TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
 # The question before an event ("为什么要在上线前一天…"): the event is what follows it.
@@ -956,11 +951,8 @@ def _anchor(query: str):
             return Anchor(event, *stretch, weekday=weekday), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
-        topic = _LATIN_TOPIC.match(event)  # "Redis TTL 在迁库之前": the event is 迁库
-        if topic and len(_ZH_LEAD.sub("", event[topic.end():])) > 1:
-            event = _ZH_LEAD.sub("", event[topic.end():])
         first, _, rest = event.partition(" ")
-        if rest and first.lower() in _EN_STOP:  # "log for OOM 那次之前": OOM
+        if rest and first in _EN_STOP:  # "log for OOM 那次之前": OOM (not "IT 部门搬机房")
             event = rest.strip()
         if _zh_rel(m) in ("before", "after") and re.search("[，,]", query[m.end("ev"):m.end()]):
             continue  # "上线那次，之前说好的方案": "agreed earlier", not "before the launch"

@@ -854,7 +854,7 @@ _ZH_ANCHOR = re.compile(
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
 # "节后", "假期前": the last holiday of the calendar (_HOLIDAYS) before today.
 _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节", "假"}
-_ZH_LEAD = re.compile(r"^(?:上一?[次回]|[你我他她](?=[说提讲])|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
+_ZH_LEAD = re.compile(r"^(?:上一?[次回]|[你我他她](?=[说提讲])|自从|自打|早在|相比|除了|说到|[还我]?记得|好像是?|也就是|正是|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
 # A time, not an event: "三周前的周五", "上周之前"
 _TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
 # The question before an event ("为什么要在上线前一天…"): the event is what follows it.

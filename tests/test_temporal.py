@@ -416,6 +416,7 @@ def test_an_event_can_name_the_time(query, expected):
     ("API 对接那天出了什么问题", Anchor("API 对接", 0, 0)),
     ("Redis 在线迁移那天出了什么问题", Anchor("Redis 在线迁移", 0, 0)),
     ("MySQL 从库切换那天", Anchor("MySQL 从库切换", 0, 0)),
+    ("自从迁库之后慢查询多了吗", Anchor("迁库", 0, None)),  # 自从 is not the event's
 ])
 def test_that_time_between_the_event_and_the_relation_is_read_through(query, expected):
     assert parse(query, NOW).anchor == expected
@@ -451,6 +452,8 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     # found by hostile reviews: 以前 / 以后 after 次 / 回, or after 那次 ("since that time")
     "自从那次以后，Redis 的 maxmemory 是不是就改成 4G 了",
     "TTL 那次以后改成多少了",
+    "自从那次之后就没人敢周五发版了",  # "since that time": 自从 is no event
+    "还记得那次之后谁接手了支付模块吗",
     "第三次以后重试间隔是多少",
     "登录失败五次以后账号会锁定吗",
     "消息撤回以后对方还能看到吗",

@@ -954,6 +954,8 @@ def _anchor(query: str):
         first, _, rest = event.partition(" ")
         if rest and first in _EN_STOP:  # "log for OOM 那次之前": OOM (not "IT 部门搬机房")
             event = rest.strip()
+        if re.match("每一?[次回]", event):  # "每次发版之前": before every release, no one day
+            continue
         if _zh_rel(m) in ("before", "after") and re.search("[，,]", query[m.end("ev"):m.end()]):
             continue  # "上线那次，之前说好的方案": "agreed earlier", not "before the launch"
         if m.start("ev") and query[m.start("ev") - 1].isdigit():  # "9月30日国庆前一天": the

@@ -454,6 +454,8 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     "TTL 那次以后改成多少了",
     "自从那次之后就没人敢周五发版了",  # "since that time": 自从 is no event
     "还记得那次之后谁接手了支付模块吗",
+    "每次发版之前要跑哪些检查？",  # before every release: no one day
+    "在每次上线之前都要通知谁",
     "第三次以后重试间隔是多少",
     "登录失败五次以后账号会锁定吗",
     "消息撤回以后对方还能看到吗",

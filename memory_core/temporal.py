@@ -743,7 +743,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind.startswith("year"):
         year = today.year + int(kind[4:])
         return date(year, 1, 1), min(today, date(year, 12, 31))
-    n = _num(g.get("n") or "1")  # every count below is named, but "in the past week"'s
+    n = _num(g.get("n") or "1")  # "in the past week" names no count: one
     if n is None or n > 3660:
         return None
     if kind == "last_n_days":
@@ -857,6 +857,11 @@ _BREAKS = {"节", "节日", "假期", "长假", "放假", "节假日", "过节",
 _ZH_LEAD = re.compile(r"^(?:上一?[次回]|[你我他她](?=[说提讲])|自从|自打|早在|相比|除了|说到|[还我]?记得|好像是?|也就是|正是|请问|我们|咱们|你们|他们|大家|就是|就在|正在|刚刚|刚|在|从|到|是|那|这|就|了|和|跟|的|把|给|对|于|当|等|要)+")
 # A time, not an event: "三周前的周五", "上周之前"
 _TIME_WORDS = re.compile(r"^(?:[\d一二三四五六七八九十两几上下这本前昨今明去]+\s*个?)?(?:天|日|周|星期|礼拜|月|年|周末)$")
+# Every time, not one event: "每次发版之前" is before every release, no one day.
+_EVERY = re.compile("每一?[次回]")
+# A comma between 那次 and 之前 / 之后 leaves no relation: "上线那次，之前说好的方案" is "agreed
+# earlier", not "before the launch".
+_COMMA = re.compile("[，,]")
 # The question before an event ("为什么要在上线前一天…"): the event is what follows it.
 _ZH_ASKS = re.compile(r".*(?:为什么|什么|怎么|如何|哪个|哪些|哪天|谁)")
 
@@ -954,16 +959,14 @@ def _anchor(query: str):
         first, _, rest = event.partition(" ")
         if rest and first in _EN_STOP:  # "log for OOM 那次之前": OOM (not "IT 部门搬机房")
             event = rest.strip()
-        if re.match("每一?[次回]", event):  # "每次发版之前": before every release, no one day
+        if _zh_rel(m) in ("before", "after") and _COMMA.search(query, m.end("ev"), m.end()):
             continue
-        if _zh_rel(m) in ("before", "after") and re.search("[，,]", query[m.end("ev"):m.end()]):
-            continue  # "上线那次，之前说好的方案": "agreed earlier", not "before the launch"
         if m.start("ev") and query[m.start("ev") - 1].isdigit():  # "9月30日国庆前一天": the
             digits = re.search(r"\d+$", query[:m.start("ev")])[0]  # date's last character is
             event = (digits + event if event.startswith("年") and len(digits) == 4  # not the
                      else event.lstrip("日号").strip())  # event's; "2025年国庆": the year's
         if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
-                or _TIME_WORDS.match(event)):
+                or _TIME_WORDS.match(event) or _EVERY.match(event)):
             continue
         stretch, weekday = _zh_relation(m)
         if stretch is None:

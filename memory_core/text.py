@@ -278,13 +278,13 @@ def _name(opening: str) -> str | None:
     return who
 
 
+_NOT_NAMES = _ERROR_NAMES + ("failed", "failure", "succeeded", "passed")
+
+
 def _full_name(opening: str) -> bool:
     """"Bart Simpson:", not "Unhandled Exception:" or "Build Failed:"."""
     m = _FULL_NAME.match(opening)
     return bool(m) and not m.group().rstrip(" :：").casefold().endswith(_NOT_NAMES)
-
-
-_NOT_NAMES = _ERROR_NAMES + ("failed", "failure", "succeeded", "passed")
 
 
 def _lead_in(name: str) -> bool:

@@ -6,7 +6,6 @@ the event's words whole, and the stretch around it.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -14,17 +13,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-from sessions import write_results  # noqa: E402
+from sessions import labelled_sets_main  # noqa: E402
 
 DATA = HERE / "data" / "event-phrasing"
 
 
-def read_as(q: dict) -> str:
-    """"right" (no event where none is labelled, or the labelled event whole), "part" (an
-    event that holds part of the labelled one or more), "wrong" or "none"."""
-    from memory_core.temporal import anchor
-
-    found = anchor(q["q"])
+def read_as(q: dict, found) -> str:
+    """How `found` (temporal.anchor's reading of q) matches the label: "right" (no event
+    where none is labelled, or the labelled event whole), "part" (an event that holds part
+    of the labelled one or more), "wrong" or "none"."""
     if not q["anchored"]:
         return "right" if found is None else "wrong"
     if found is None:
@@ -43,10 +40,10 @@ def score(path: Path) -> dict:
         kind = "anchored" if q["anchored"] else "not anchored"
         cell = rows.setdefault(kind, {"n": 0, "right": 0, "part": 0, "wrong": 0, "none": 0,
                                       "stretch": 0})
-        how = read_as(q)
+        found = anchor(q["q"])
+        how = read_as(q, found)
         cell["n"] += 1
         cell[how] += 1
-        found = anchor(q["q"])
         if how == "right" and q["anchored"] and (found.first, found.last) == _STRETCH.get(q["relation"]):
             cell["stretch"] += 1
         if how != "right":
@@ -65,16 +62,8 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "event-phrasing.json")
-    args = ap.parse_args(argv)
-    results = {p.stem: score(p) for p in sorted(DATA.glob("*.jsonl"))}
-    write_results(args.out, results, render)
-    print(render(results))
-    for name, r in results.items():
-        for m in r["misses"]:
-            print(f"{name}: read {m['read']!s:24} labelled {m['label']!s:24} {m['q']}")
-    return 0
+    return labelled_sets_main(argv, __doc__.splitlines()[0], DATA, HERE / "results" / "event-phrasing.json",
+                              score, render, width=24)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from datetime import datetime, timezone
@@ -15,7 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-from sessions import write_results  # noqa: E402
+from sessions import labelled_sets_main  # noqa: E402
 
 DATA = HERE / "data" / "order-intent"
 NOW = datetime(2026, 10, 15, 12, tzinfo=timezone.utc)
@@ -49,16 +48,8 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "order-intent.json")
-    args = ap.parse_args(argv)
-    results = {p.stem: score(p) for p in sorted(DATA.glob("*.jsonl"))}
-    write_results(args.out, results, render)
-    print(render(results))
-    for name, r in results.items():
-        for m in r["misses"]:
-            print(f"{name}: read {m['read']!s:6} labelled {m['label']!s:6} {m['q']}")
-    return 0
+    return labelled_sets_main(argv, __doc__.splitlines()[0], DATA, HERE / "results" / "order-intent.json",
+                              score, render, width=6)
 
 
 if __name__ == "__main__":

@@ -287,5 +287,24 @@ def write_results(out: Path, results: dict, render=None) -> None:
     out.with_suffix(".md").write_text((render or table)(results), encoding="utf-8")
 
 
+def labelled_sets_main(argv, description: str, data: Path, default_out: Path, score, render,
+                       width: int) -> int:
+    """The CLI of a bench that reads every labelled set in `data` (one JSONL file a set):
+    `score(path)` gives {"rows": ..., "misses": [{"q", "label", "read"}]}; writes the JSON and
+    `render`'s table, prints the table and the misses."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--out", type=Path, default=default_out)
+    args = ap.parse_args(argv)
+    results = {p.stem: score(p) for p in sorted(data.glob("*.jsonl"))}
+    write_results(args.out, results, render)
+    print(render(results))
+    for name, r in results.items():
+        for m in r["misses"]:
+            print(f"{name}: read {m['read']!s:{width}} labelled {m['label']!s:{width}} {m['q']}")
+    return 0
+
+
 if __name__ == "__main__":
     sys.exit(main())

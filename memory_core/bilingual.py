@@ -4,14 +4,16 @@ written in the other ("设备的密钥多久轮换一次" → "Device secrets ar
 The keyword side matches words, and the offline test model reads only English, so before
 this a cross-lingual question was found by the vectors of a bilingual model or not at all.
 A glossary of terms engineers use in notes (zh_en_terms.txt, one concept a line) gives the
-query's words their words in the other language, which search runs as a keyword list of
-their own (search.BRIDGE_WEIGHT). Only the other language: a word's synonyms in its own
-language are not added. docs/retrieval.md "Across languages" has the figures.
+query's words their words in the other language (`concepts`); search finds the records
+they are in and scores every record by the query's concepts in either language
+(search.across_languages). Only the other language: a word's synonyms in its own language
+are not added. docs/retrieval.md "Across languages" has the figures.
 """
 from __future__ import annotations
 
 import os
 import re
+from typing import NamedTuple
 
 from . import text
 from .text import STOPWORDS_EN, folded
@@ -36,23 +38,46 @@ _glossary: tuple[dict, dict] | None = None
 
 
 def bridge_terms(query: str) -> list[tuple[str, int]]:
-    """FTS5 phrases, weight 1, for the other-language words of the query's glossary terms.
-    English is matched in its forms by the index's Porter stemmer (rotate: rotated,
-    rotation); a Chinese word of three or more characters is the phrase of its bigrams, as
-    text.index_terms cuts it."""
+    """FTS5 phrases, weight 1, for the other-language words of the query's glossary terms."""
+    return other_terms(concepts(query))
+
+
+def other_terms(found: list) -> list[tuple[str, int]]:
+    """FTS5 phrases, weight 1, for the other-language words of these concepts, at most
+    MAX_TERMS. English is matched in its forms by the index's Porter stemmer (rotate:
+    rotated, rotation); a Chinese word of three or more characters is the phrase of its
+    bigrams, as text.index_terms cuts it."""
+    found = [t for concept in found for t in concept.other]
+    return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
+
+
+class Concept(NamedTuple):
+    """A glossary term of the query: `own`, the query's keyword phrases that may say it
+    (text.weighted_terms: its English words, or all of them as one phrase where they are a
+    name like on-call; the bigrams of a Chinese word), and `other`, its words in the other
+    language as FTS5 phrases."""
+    own: tuple
+    other: tuple
+
+
+def concepts(query: str) -> list[Concept]:
+    """The query's glossary terms, in the order they come, with their words in the other
+    language."""
     if not query:
         return []
     zh_to_en, en_to_zh = _load()
     if not zh_to_en:
         return []
-    found: list[str] = []
+    out: list[Concept] = []
     english: list[tuple | None] = []  # the words English terms are looked up in; None: a break
     for m in _PIECE.finditer(folded(query)):
         piece = m.group()
         if _ZH_RUN.fullmatch(piece):
             english.append(None)
             for word in _zh_words(piece, zh_to_en):
-                found += [t for t in zh_to_en[word] if not _all_stopwords(t)]
+                other = tuple(dict.fromkeys(t for t in zh_to_en[word] if not _all_stopwords(t)))
+                if other:
+                    out.append(Concept(_zh_own(word), other))
             continue
         if _name(piece, m):
             english.append(None)
@@ -63,9 +88,18 @@ def bridge_terms(query: str) -> list[tuple[str, int]]:
         else:  # a name; one the glossary lists as a term ("on-call", "e-mail") is a word
             words = tuple(_JOINERS.split(piece))
             english.append(words if words in en_to_zh else None)
-    for term in _en_words(english, en_to_zh):
-        found += [text.bigram_phrase(w) for w in en_to_zh[term]]
-    return [(t, 1) for t in _one_per_stem(found)][:MAX_TERMS]
+    for said, term in _en_words(english, en_to_zh):
+        out.append(Concept(said + (" ".join(said),) if len(said) > 1 else said,
+                           tuple(dict.fromkeys(text.bigram_phrase(w) for w in en_to_zh[term]))))
+    return out
+
+
+def _zh_own(word: str) -> tuple:
+    """The query phrases a Chinese word is matched by (text.weighted_terms): itself when
+    it is one or two characters, else its bigrams."""
+    if len(word) <= 2:
+        return (word,)
+    return tuple(word[i:i + 2] for i in range(len(word) - 1))
 
 
 def _name(piece: str, m) -> bool:
@@ -98,11 +132,12 @@ def _zh_words(run: str, zh_to_en: dict) -> list[str]:
     return out
 
 
-def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[str, ...]]:
+def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[tuple, tuple]]:
     """The glossary terms among the query's English words (`tokens`: a word, or a listed
     term like on-call, as a tuple of words; None where a name or Chinese breaks the
     sentence), longest first at each place; a last word is looked up as itself and in its
-    base forms (cancelled: cancelled, cancel)."""
+    base forms (cancelled: cancelled, cancel), and so is the first of a phrasal verb
+    (signed up: sign up, rolled back: roll back). Each as (the query's words, the term)."""
     out, i = [], 0
     while i < len(tokens):
         for n in range(min(_EN_MAX_WORDS, len(tokens) - i), 0, -1):
@@ -110,10 +145,12 @@ def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[str, ...]]:
             if None in words or (n == 1 and words[0] in _STOP_WORDS):
                 continue
             flat = tuple(w for token in words for w in token)
-            head, last = flat[:-1], flat[-1]
-            found = [head + (base,) for base in _bases(last) if head + (base,) in en_to_zh]
+            firsts = _bases(flat[0]) if len(flat) > 1 else [()]
+            forms = [((lead,) if lead else ()) + flat[1 if lead else 0:-1] + (base,)
+                     for lead in firsts for base in _bases(flat[-1])]
+            found = [f for f in forms if f in en_to_zh]
             if found:
-                out += _same_sense(found, last, en_to_zh)
+                out += [(flat, term) for term in _same_sense(found, flat, en_to_zh)]
                 i += n
                 break
         else:
@@ -121,12 +158,12 @@ def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[str, ...]]:
     return out
 
 
-def _same_sense(found: list, word: str, en_to_zh: dict) -> list:
+def _same_sense(found: list, said: tuple, en_to_zh: dict) -> list:
     """The word as listed, and of its base forms only those the glossary gives a Chinese
     word sharing a character with the word's own (cancelled: 已取消, cancel: 取消), not a
     base with a sense of its own (mapping: 映射, map: 地图; adding: 添加, ad: 广告)."""
     first = found[0]
-    if first[-1] != word:  # the word is not listed: its base forms are all there is
+    if first != said:  # the words are not listed: their base forms are all there is
         return found
     own = set("".join(en_to_zh[first]))
     return [first] + [f for f in found[1:] if own & set("".join(en_to_zh[f]))]

@@ -38,7 +38,8 @@ INDEX_FILE = "index.sqlite"
 LOCK_TIMEOUT = 60.0
 VEC0_MAX_K = 4096  # sqlite-vec refuses a larger k
 
-_FTS_ENTITIES = "cm_terms({0}.entities || ' ' || coalesce({0}.context, ''))"
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+FTS_ENTITIES = "cm_terms({0}.entities || ' ' || coalesce({0}.context, ''))"
 _EVIDENCE_ROWS = ("INSERT INTO evidence(item, pk) SELECT value, new.pk FROM json_each(new.evidence) "
                   "WHERE json_array_length(new.evidence) > 1 "
                   "OR json_extract(new.evidence, '$[0]') IS NOT new.id")
@@ -80,11 +81,11 @@ CREATE INDEX IF NOT EXISTS chunks_hidden ON chunks(id) WHERE hidden != 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     content, entities, type,
     content='chunks', content_rowid='pk',
-    tokenize='porter unicode61 remove_diacritics 2'
+    tokenize='{FTS_TOKENIZER}'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
     INSERT INTO chunks_fts(rowid, content, entities, type)
-    VALUES (new.pk, cm_terms(new.content), {_FTS_ENTITIES.format('new')}, new.type);
+    VALUES (new.pk, cm_terms(new.content), {FTS_ENTITIES.format('new')}, new.type);
 END;
 -- only facts and parts have evidence other than themselves: a string test spares the rest
 CREATE TRIGGER IF NOT EXISTS chunks_evidence_ai AFTER INSERT ON chunks
@@ -93,7 +94,7 @@ WHEN new.evidence IS NOT '["' || new.id || '"]' BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, entities, type)
-    VALUES ('delete', old.pk, cm_terms(old.content), {_FTS_ENTITIES.format('old')}, old.type);
+    VALUES ('delete', old.pk, cm_terms(old.content), {FTS_ENTITIES.format('old')}, old.type);
     DELETE FROM refs WHERE pk = old.pk;
     DELETE FROM evidence WHERE pk = old.pk;
     DELETE FROM decisions WHERE pk = old.pk;
@@ -101,9 +102,9 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF content, entities, context, type ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, content, entities, type)
-    VALUES ('delete', old.pk, cm_terms(old.content), {_FTS_ENTITIES.format('old')}, old.type);
+    VALUES ('delete', old.pk, cm_terms(old.content), {FTS_ENTITIES.format('old')}, old.type);
     INSERT INTO chunks_fts(rowid, content, entities, type)
-    VALUES (new.pk, cm_terms(new.content), {_FTS_ENTITIES.format('new')}, new.type);
+    VALUES (new.pk, cm_terms(new.content), {FTS_ENTITIES.format('new')}, new.type);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_evidence_au AFTER UPDATE OF evidence ON chunks BEGIN
     DELETE FROM evidence WHERE pk = old.pk;

@@ -7,14 +7,16 @@ docs/retrieval.md has the numbers behind each.
 from __future__ import annotations
 
 import json
+import math
 import re
+import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
 
 from . import bilingual, corrections, vectors
 from .errors import UserError
-from .index import VEC0_MAX_K, chunks_passing
+from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
 from .text import ASKS, asked_about, folded, index_terms, match_of, said_by, weighted_terms, words
 
@@ -52,14 +54,12 @@ REPLY_LIFT = 1.2
 REPLY_AFTER = 0.99
 REPLY_DEPTH = 5
 REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
-# A question in one language also finds notes in the other: its glossary terms' words in
-# the other language are a keyword list of their own, fused at this weight, without the
-# first BRIDGE_AFTER records the question's own words found (a note that says a word in
-# both languages is not counted twice over the one that answers; bilingual.py,
-# docs/retrieval.md "Across languages"). 0: no bridge.
-BRIDGE_WEIGHT = 0.3
-BRIDGE_AFTER = 5
-# The postings the bridge list may score: a quarter of the main query's, and a term more
+# A question in one language also finds notes in the other: the records its glossary terms'
+# words in the other language find join its keyword list, every record scored by the
+# question's concepts in either language (across_languages; bilingual.py, docs/retrieval.md
+# "Across languages"). False: the question's own words only.
+BRIDGE = True
+# The postings the bridge's search may score: a quarter of the main query's, and a term more
 # common than that is dropped (in a big store it says little; a speed bound: on 100k
 # records the bridge doubled a keyword search's time without it).
 BRIDGE_POSTINGS = 5_000
@@ -219,12 +219,13 @@ class Filters:
 
 
 def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | None = None,
-                   budget: int | None = None, keep_rarest: bool = True) -> list:
+                   budget: int | None = None, keep_rarest: bool = True,
+                   counts: dict | None = None) -> list:
     """[(pk, bm25 score, higher better)]; `terms`: these (phrase, weight) instead of the
     query's own; `budget`, `keep_rarest`: what they may cost (affordable)."""
     if terms is None:
         terms = weighted_terms(query)
-    match = match_of(affordable(conn, terms, budget, keep_rarest))
+    match = match_of(affordable(conn, terms, budget, keep_rarest, counts))
     if not match:
         return []
     where, params = filters.sql()
@@ -336,7 +337,8 @@ def same_statement(part: set, line: set) -> bool:
             and not (missing | (line - part)) & NEGATIONS)
 
 
-def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool = True) -> list:
+def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool = True,
+               counts: dict | None = None) -> list:
     """The query terms worth their cost: bm25() runs once per matching row (~1 µs), so a
     query of common words over a big store costs as many rows as it matches (a 10-term
     query matched 90k of 120k synthetic records: 86 ms). Rarest first, terms are kept while
@@ -353,8 +355,12 @@ def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool =
         return terms
     # Counting a term's rows walks its postings without scoring them (~1.5 ms for a whole
     # query at 100k records), and sees terms as the index does (stemmed, phrases matched).
-    count = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-    cost = {t: w * conn.execute(count, (match_of([(t, 1)]),)).fetchone()[0] for t, w in terms}
+    counts = {} if counts is None else counts
+    for t, _ in terms:
+        if (t,) not in counts:
+            counts[(t,)] = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                        (match_of([(t, 1)]),)).fetchone()[0]
+    cost = {t: w * counts[(t,)] for t, w in terms}
     if sum(cost.values()) <= limit:
         return terms
     kept, spent = set(), 0
@@ -366,21 +372,96 @@ def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool =
     return [tw for tw in terms if tw[0] in kept]
 
 
+def across_languages(conn, found: list, bridged: list, weighted: list, concepts: list,
+                     k: int, counts: dict | None = None) -> list:
+    """The keyword list `found` and the records the bridge found (`bridged`) as one list,
+    each record scored by BM25 over the query's concepts in either language, best first.
+    A glossary term scores what its own words score in the record or what its words in
+    the other language do, the better of the two: a note in the other language ranks
+    about where the same note in the question's language would, and one that says a
+    thing in both languages is not counted twice. Words in the other language count as
+    rare as the concept is in the store (the rows that say it in either language), not
+    as the word alone: "configuration" in 2 notes is no more specific than 配置 in 26.
+    `counts`: rows per phrase already counted in this search (affordable)."""
+    pks = list(dict.fromkeys([pk for pk, _ in found] + [pk for pk, _ in bridged]))
+    if not bridged:
+        return found
+    weight = dict(weighted)
+    groups: dict[tuple, set] = {}  # the query's phrases of a concept → its other words
+    taken: set = set()
+    for c in concepts:
+        own = tuple(t for t in c.own if t in weight and t not in taken)
+        taken.update(own)
+        groups.setdefault(own, set()).update(c.other)
+    alone = [t for t in weight if t not in taken]
+    terms = set(weight) | {t for other in groups.values() for t in other}
+    per_idf = _term_frequencies(conn, pks, terms)
+    rows = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    counts = {} if counts is None else counts
+
+    def idf(phrases) -> float:  # FTS5's, of the rows holding any of the phrases
+        if phrases not in counts:
+            counts[phrases] = conn.execute(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                (match_of([(p, 1) for p in phrases]),)).fetchone()[0]
+        n = counts[phrases]
+        return max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6)
+
+    part = {t: {pk: idf((t,)) * v for pk, v in per_idf[t].items()} for t in terms}
+    scale = {}
+    for own, other in groups.items():
+        concept = idf((" ".join(own),) + tuple(sorted(other))) if own else None
+        scale[own] = {t: concept / idf((t,)) if concept else 1.0 for t in other}
+
+    def score(pk) -> float:
+        total = sum(weight[t] * part[t].get(pk, 0.0) for t in alone)
+        for own, other in groups.items():
+            said = sum(weight[t] * part[t].get(pk, 0.0) for t in own)
+            w = max((weight[t] for t in own), default=1)
+            total += max([said] + [w * scale[own][t] * part[t].get(pk, 0.0) for t in other])
+        return total
+
+    scored = sorted(((pk, score(pk)) for pk in pks), key=lambda r: -r[1])
+    return [r for r in scored if r[1] > 0][:k]
+
+
+def _term_frequencies(conn, pks: list, terms) -> dict:
+    """{phrase: {pk: its bm25() in the record per unit of idf}} for these records. They are
+    scored in a table of their own: bm25() in the index costs a walk of the phrase's
+    postings for each record asked about (117 ms for a common word at 100k records), here
+    a few µs; the records' lengths are weighed against each other's, not the store's."""
+    marks = ",".join("?" * len(pks))
+    rows = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
+                        f"FROM chunks WHERE pk IN ({marks})", pks).fetchall()
+    table = sqlite3.connect(":memory:")
+    try:
+        table.execute("CREATE VIRTUAL TABLE c USING fts5(content, entities, type, "
+                      f"tokenize={FTS_TOKENIZER!r})")
+        table.executemany("INSERT INTO c(rowid, content, entities, type) VALUES (?, ?, ?, ?)", rows)
+        out = {}
+        for t in terms:
+            hits = table.execute("SELECT rowid, bm25(c, ?, ?, ?) FROM c WHERE c MATCH ?",
+                                 (*BM25_WEIGHTS, match_of([(t, 1)]))).fetchall()
+            here = max(math.log((len(rows) - len(hits) + 0.5) / (len(hits) + 0.5)), 1e-6)
+            out[t] = {pk: -s / here for pk, s in hits}
+    finally:
+        table.close()
+    return out
+
+
 def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:
     where, params = filters.sql()
     return vectors.knn(conn, query_vector, min(k, VEC0_MAX_K), where, params, filters.vec0(), early)
 
 
 def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_WEIGHT,
-         dated: list = (), bridged: list = ()) -> list:
+         dated: list = ()) -> list:
     """Weighted Reciprocal Rank Fusion: [Ranked], best first.
     `dated`: the keyword list again, searched only within the days the query names ("昨天",
     "on Sept 12"); it adds to the score like the main list, so a record of that day counts
     twice. (A filter would lose the MEMORY.md section a dated question also needs; a fixed
     boost found fewer, LoCoMo R@5 0.665 against 0.671; a dated vector list as well added
-    nothing and costs a second scan of every vector.)
-    `bridged`: the keyword list of the query's words in the other language, at
-    BRIDGE_WEIGHT."""
+    nothing and costs a second scan of every vector.)"""
     table: dict = {}
     for rank, (pk, s) in enumerate(fts, 1):
         table[pk] = Ranked(pk, 1.0 / (k + rank), rank, s)
@@ -392,9 +473,6 @@ def fuse(fts: list, vec: list, k: float = RRF_K, vector_weight: float = VECTOR_W
         row = table.setdefault(pk, Ranked(pk, 0.0))
         row.score += 1.0 / (k + rank)
         row.dated_rank = rank
-    for rank, (pk, s) in enumerate(bridged, 1):
-        row = table.setdefault(pk, Ranked(pk, 0.0))
-        row.score += BRIDGE_WEIGHT / (k + rank)
     return sorted(table.values(), key=lambda r: -r.score)
 
 
@@ -785,7 +863,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     now = clock()
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
-    bridge = bilingual.bridge_terms(query) if BRIDGE_WEIGHT and mode != "vector" else []
+    concepts = bilingual.concepts(query) if BRIDGE and mode != "vector" else []
+    bridge = bilingual.other_terms(concepts)
     weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
     counted = {"keyword_only": 0}
 
@@ -814,7 +893,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         while True:
             # words that name days are matched by date (the dated list) and also as keywords:
             # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
-            fts = fts_candidates(conn, query, scope, k, terms=weighted) if mode != "vector" else []
+            counts: dict = {}  # rows per phrase in the index, for this search's lists
+            fts = (fts_candidates(conn, query, scope, k, terms=weighted, counts=counts)
+                   if mode != "vector" else [])
             if about_now and len(fts) >= k and _any_replaced(conn, fts):  # replaced values may
                 # crowd out current ones
                 fts = _union(fts_candidates(conn, query, filters, k, terms=weighted), fts)
@@ -823,19 +904,16 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 v, early = qvec()
                 vec = vector_candidates(conn, v, scope, k, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
-            bridged = []
-            if bridge:  # a note in the other language
-                first = {pk for pk, _ in fts[:BRIDGE_AFTER]}
-                bridged = [r for r in fts_candidates(conn, query, scope, k, terms=bridge,
-                                                     budget=BRIDGE_POSTINGS, keep_rarest=False)
-                           if r[0] not in first]
+            if bridge:  # notes in the other language
+                bridged = fts_candidates(conn, query, scope, k, terms=bridge,
+                                         budget=BRIDGE_POSTINGS, keep_rarest=False, counts=counts)
+                fts = across_languages(conn, fts, bridged, weighted, concepts, k, counts)
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)
             full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
-            fts, vec, dated, bridged = (lines_over_parts(conn, found)
-                                        for found in (fts, vec, dated, bridged))
-            ranked = fuse(fts, vec, *fusion, dated=dated, bridged=bridged)
+            fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
+            ranked = fuse(fts, vec, *fusion, dated=dated)
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)
             hits = collapse(load_hits(conn, ranked, project))

@@ -10,7 +10,6 @@ functions; nothing in memory_core reads an environment switch.
     python bench/ablate.py --grid about-share --split tune --own
     python bench/ablate.py --grid reply-lift --split tune --own
     python bench/ablate.py --fusion-cv --own                  # RRF k x vector weight, 5-fold
-    python bench/ablate.py --bridge-cv --split tune --own     # the bridge list's weight, 5-fold
 
 Writes bench/results/ablation.md (unless --out says otherwise). Embeddings are cached in
 memory across variants (the same text gives the same vector), so only the first pass pays
@@ -112,8 +111,8 @@ def variants():
          lambda undo: _patch(text, "ASKING_WEIGHT", 1, undo)),
         ("- conversation characters", "CONVERSATION_CHARS = False",
          lambda undo: _patch(text, "CONVERSATION_CHARS", False, undo)),
-        ("- bridge across languages", "no keyword list of the query's words in the other "
-         "language (BRIDGE_WEIGHT = 0)", lambda undo: _patch(search, "BRIDGE_WEIGHT", 0.0, undo)),
+        ("- bridge across languages", "the question's own words only, no notes in the other "
+         "language (BRIDGE = False)", lambda undo: _patch(search, "BRIDGE", False, undo)),
     ]
 
     levers = [apply for name, _, apply in out[1:] if not name.startswith("  ")]
@@ -167,13 +166,6 @@ def fusion_grid():
             for k in (1, 2, 3, 5, 10, 60) for w in (0.2, 0.3, 0.4, 0.5, 1.0)]
 
 
-def bridge_grid():
-    """The weight of the keyword list in the other language (search.BRIDGE_WEIGHT)."""
-    from memory_core import search
-    return [(f"bridge={w:g}", "bridge", lambda undo, w=w: _patch(search, "BRIDGE_WEIGHT", w, undo))
-            for w in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)]
-
-
 def cache_embeddings():
     import numpy as np
 
@@ -220,12 +212,12 @@ def macro(results: dict, mode: str, metric: str = "r5") -> float:
     return sum(vals) / len(vals) if vals else 0.0
 
 
-def fusion_cv(stores, split, distract, folds: int = 5, grid=None, shipped: str = "k=2 w=0.3") -> str:
-    """A fusion setting (RRF k x vector weight, or another grid's) chosen by k-fold
-    cross-validation over queries (each fold's choice made on the other folds, by macro
-    R@5), with the spread across folds."""
+def fusion_cv(stores, split, distract, folds: int = 5, shipped: str = "k=2 w=0.3") -> str:
+    """A fusion setting (RRF k x vector weight) chosen by k-fold cross-validation over
+    queries (each fold's choice made on the other folds, by macro R@5), with the spread
+    across folds."""
     import hashlib
-    grid = grid or fusion_grid()
+    grid = fusion_grid()
     per_setting = {}
     for name, what, apply in grid:
         results = run_variant(apply, stores, ("hybrid",), split, distract)
@@ -272,15 +264,13 @@ def main(argv=None) -> int:
     ap.add_argument("--grid", choices=("fusion", "about-share", "reply-lift"))
     ap.add_argument("--fusion-grid", action="store_true", help="same as --grid fusion")
     ap.add_argument("--fusion-cv", action="store_true", help="fusion settings by 5-fold cross-validation")
-    ap.add_argument("--bridge-cv", action="store_true",
-                    help="the bridge list's weight by 5-fold cross-validation")
     ap.add_argument("--configured-model", action="store_true",
                     help="embed with CURSOR_MEMORY_MODEL(_PATH) instead of the offline model")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     grid = "fusion" if args.fusion_grid else args.grid
     args.out = args.out or REPO / "bench" / "results" / (
-        "fusion-cv.md" if args.fusion_cv else "bridge-cv.md" if args.bridge_cv else f"{grid or 'ablation'}"
+        "fusion-cv.md" if args.fusion_cv else f"{grid or 'ablation'}"
         f"{'-' + args.split if args.split != 'all' else ''}{'-d' + str(args.distract) if args.distract else ''}.md")
     modes = tuple(m for m in args.modes.split(",") if m)
 
@@ -291,9 +281,8 @@ def main(argv=None) -> int:
     stores = retrieval.find_stores(args.data, args.datasets)
     if args.own:
         stores += retrieval.find_stores(retrieval.OWN_DATA, args.datasets)
-    if args.fusion_cv or args.bridge_cv:
-        table = (fusion_cv(stores, args.split, args.distract) if args.fusion_cv else
-                 fusion_cv(stores, args.split, args.distract, grid=bridge_grid(), shipped="bridge=0.3"))
+    if args.fusion_cv:
+        table = fusion_cv(stores, args.split, args.distract)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(table + "\n")
         print(table)

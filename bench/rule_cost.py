@@ -6,7 +6,8 @@ alternated in one process, on real stores and on the rule's worst case.
   every line a question.
 - lines over parts (search.lines_over_parts): heldout-devmem (FrostLine, 40 summaries);
   one session of 20,000 lines whose summary repeats 200 of them as decisions.
-- the bridge across languages (search.BRIDGE_WEIGHT, a second keyword list):
+- the bridge across languages (search.BRIDGE: a keyword search of the query's words in the
+  other language, and every record scored by its concepts in either language):
   heldout-devmem; 100,000 synthetic records in both languages (bench/perf.make_store).
 
     python bench/rule_cost.py          # ~4 min
@@ -42,7 +43,7 @@ def _no_lines_over_parts():
 
 def _no_bridge():
     from memory_core import search
-    return search, "BRIDGE_WEIGHT", 0.0
+    return search, "BRIDGE", False
 
 
 def timed(mem, queries, off, rounds: int = 3) -> dict:

@@ -29,6 +29,9 @@ _JOINERS = re.compile(r"[-_.:@#+]")
 # The longest English term, in words, and Chinese term, in characters, the file may hold.
 _EN_MAX_WORDS = 4
 _ZH_MAX_CHARS = 9
+# The last words of a phrasal verb, whose first word is looked up in its base form too
+# (signed up: sign up); not of other phrases ("the following users" is no "follow user").
+_PARTICLES = frozenset("up down in out on off back over away through".split())
 # A query's bridge terms are capped: each costs a posting walk like any query term.
 MAX_TERMS = 12
 
@@ -54,10 +57,11 @@ def other_terms(found: list) -> list[tuple[str, int]]:
 class Concept(NamedTuple):
     """A glossary term of the query: `own`, the query's keyword phrases that may say it
     (text.weighted_terms: its English words, or all of them as one phrase where they are a
-    name like on-call; the bigrams of a Chinese word), and `other`, its words in the other
-    language as FTS5 phrases."""
+    name like on-call; the bigrams of a Chinese word), `other`, its words in the other
+    language as FTS5 phrases, and `phrase`, the query's words as one FTS5 phrase."""
     own: tuple
     other: tuple
+    phrase: str
 
 
 def concepts(query: str) -> list[Concept]:
@@ -77,7 +81,7 @@ def concepts(query: str) -> list[Concept]:
             for word in _zh_words(piece, zh_to_en):
                 other = tuple(dict.fromkeys(t for t in zh_to_en[word] if not _all_stopwords(t)))
                 if other:
-                    out.append(Concept(_zh_own(word), other))
+                    out.append(Concept(_zh_own(word), other, text.bigram_phrase(word)))
             continue
         if _name(piece, m):
             english.append(None)
@@ -90,8 +94,14 @@ def concepts(query: str) -> list[Concept]:
             english.append(words if words in en_to_zh else None)
     for said, term in _en_words(english, en_to_zh):
         out.append(Concept(said + (" ".join(said),) if len(said) > 1 else said,
-                           tuple(dict.fromkeys(text.bigram_phrase(w) for w in en_to_zh[term]))))
-    return out
+                           tuple(dict.fromkeys(text.bigram_phrase(w) for w in en_to_zh[term])),
+                           " ".join(said)))
+    # a word the glossary lists in two forms (logging: log, logging) is one concept
+    merged: dict[tuple, Concept] = {}
+    for c in out:
+        was = merged.get(c.own)
+        merged[c.own] = c._replace(other=tuple(dict.fromkeys(was.other + c.other))) if was else c
+    return list(merged.values())
 
 
 def _zh_own(word: str) -> tuple:
@@ -145,7 +155,7 @@ def _en_words(tokens: list, en_to_zh: dict) -> list[tuple[tuple, tuple]]:
             if None in words or (n == 1 and words[0] in _STOP_WORDS):
                 continue
             flat = tuple(w for token in words for w in token)
-            firsts = _bases(flat[0]) if len(flat) > 1 else [()]
+            firsts = _bases(flat[0]) if len(flat) > 1 and flat[-1] in _PARTICLES else [()]
             forms = [((lead,) if lead else ()) + flat[1 if lead else 0:-1] + (base,)
                      for lead in firsts for base in _bases(flat[-1])]
             found = [f for f in forms if f in en_to_zh]

@@ -59,6 +59,10 @@ REPLY_SOURCES = 8  # of a hit's ids and merged lines, the ones tried for a reply
 # question's concepts in either language (across_languages; bilingual.py, docs/retrieval.md
 # "Across languages"). False: the question's own words only.
 BRIDGE = True
+# Of the question's keyword list and the bridge's, the records scored across languages:
+# the whole first list of a search for up to 10 results, and a bound when a search asks
+# again for more (a store of many copies of one long note: seconds without it).
+BRIDGE_RESCORED = 50
 # The postings the bridge's search may score: a quarter of the main query's, and a term more
 # common than that is dropped (in a big store it says little; a speed bound: on 100k
 # records the bridge doubled a keyword search's time without it).
@@ -373,31 +377,39 @@ def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool =
 
 
 def across_languages(conn, found: list, bridged: list, weighted: list, concepts: list,
-                     k: int, counts: dict | None = None) -> list:
-    """The keyword list `found` and the records the bridge found (`bridged`) as one list,
-    each record scored by BM25 over the query's concepts in either language, best first.
-    A glossary term scores what its own words score in the record or what its words in
-    the other language do, the better of the two: a note in the other language ranks
-    about where the same note in the question's language would, and one that says a
-    thing in both languages is not counted twice. Words in the other language count as
-    rare as the concept is in the store (the rows that say it in either language), not
-    as the word alone: "configuration" in 2 notes is no more specific than 配置 in 26.
-    `counts`: rows per phrase already counted in this search (affordable)."""
-    pks = list(dict.fromkeys([pk for pk, _ in found] + [pk for pk, _ in bridged]))
+                     bridge: list, k: int, counts: dict | None = None,
+                     seen: dict | None = None) -> list:
+    """The keyword list `found` and the records the bridge's terms (`bridge`) found
+    (`bridged`) as one list, best first, scored by BM25 over the question's concepts in
+    either language. A glossary term scores what its own words score in a record or what
+    its words in the other language do, the better of the two: a note in the other language
+    ranks about where the same note in the question's language would, and one that says a
+    thing in both is not counted twice. Words in the other language count as rare as the
+    concept is in the store (the rows that say it in either language), not as the word
+    alone: "configuration" in 2 notes is no more specific than 配置 in 26. The first
+    BRIDGE_RESCORED of each list are scored so; the rest of `found` follows in its order.
+    `counts`: rows per phrase already counted in this search (affordable); `seen`: the
+    term frequencies of an earlier pass of the same search."""
     if not bridged:
         return found
+    head, tail = found[:BRIDGE_RESCORED], found[BRIDGE_RESCORED:]
+    pks = list(dict.fromkeys([pk for pk, _ in head] + [pk for pk, _ in bridged[:BRIDGE_RESCORED]]))
+    counts = {} if counts is None else counts
     weight = dict(weighted)
-    groups: dict[tuple, set] = {}  # the query's phrases of a concept → its other words
+    groups = []  # (the query's phrases of a concept, its other words, its phrase)
     taken: set = set()
     for c in concepts:
         own = tuple(t for t in c.own if t in weight and t not in taken)
         taken.update(own)
-        groups.setdefault(own, set()).update(c.other)
+        groups.append((own, set(c.other), c.phrase))
     alone = [t for t in weight if t not in taken]
-    terms = set(weight) | {t for other in groups.values() for t in other}
-    per_idf = _term_frequencies(conn, pks, terms)
+    terms = set(weight) | {t for _, other, _ in groups for t in other}
+    key = (tuple(pks), frozenset(terms))
+    seen = {} if seen is None else seen
+    if key not in seen:
+        seen[key] = _term_frequencies(conn, pks, terms)
+    per_idf = seen[key]
     rows = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    counts = {} if counts is None else counts
 
     def idf(phrases) -> float:  # FTS5's, of the rows holding any of the phrases
         if phrases not in counts:
@@ -408,45 +420,80 @@ def across_languages(conn, found: list, bridged: list, weighted: list, concepts:
         return max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6)
 
     part = {t: {pk: idf((t,)) * v for pk, v in per_idf[t].items()} for t in terms}
-    scale = {}
-    for own, other in groups.items():
-        concept = idf((" ".join(own),) + tuple(sorted(other))) if own else None
-        scale[own] = {t: concept / idf((t,)) if concept else 1.0 for t in other}
+    concept_of = []
+    for own, other, phrase in groups:
+        rarity = idf((phrase,) + tuple(sorted(other)))
+        w = max((weight[t] for t in own), default=1)
+        concept_of.append((own, {t: w * rarity / idf((t,)) for t in other}))
 
     def score(pk) -> float:
-        total = sum(weight[t] * part[t].get(pk, 0.0) for t in alone)
-        for own, other in groups.items():
-            said = sum(weight[t] * part[t].get(pk, 0.0) for t in own)
-            w = max((weight[t] for t in own), default=1)
-            total += max([said] + [w * scale[own][t] * part[t].get(pk, 0.0) for t in other])
+        said = {own: sum(weight[t] * part[t].get(pk, 0.0) for t in own) for own, _ in concept_of}
+        total = sum(weight[t] * part[t].get(pk, 0.0) for t in alone) + sum(
+            max([said[own]] + [by * part[t].get(pk, 0.0) for t, by in other.items()])
+            for own, other in concept_of)
         return total
 
     scored = sorted(((pk, score(pk)) for pk in pks), key=lambda r: -r[1])
-    return [r for r in scored if r[1] > 0][:k]
+    return ([r for r in scored if r[1] > 0] + tail)[:k]
 
 
 def _term_frequencies(conn, pks: list, terms) -> dict:
     """{phrase: {pk: its bm25() in the record per unit of idf}} for these records. They are
-    scored in a table of their own: bm25() in the index costs a walk of the phrase's
-    postings for each record asked about (117 ms for a common word at 100k records), here
-    a few µs; the records' lengths are weighed against each other's, not the store's."""
+    scored in tables of their own (bm25() in the index costs a walk of the phrase's postings
+    for each record asked about: 117 ms for a common word at 100k records; here a few µs),
+    one for the records mostly in Chinese and one for the rest, each with a sample of the
+    store's records in its language: a record's length is weighed against its language's
+    in the store (the index cuts Chinese into bigrams and characters, so a note in Chinese
+    has about three times the tokens of the same note in English)."""
     marks = ",".join("?" * len(pks))
-    rows = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
-                        f"FROM chunks WHERE pk IN ({marks})", pks).fetchall()
-    table = sqlite3.connect(":memory:")
-    try:
-        table.execute("CREATE VIRTUAL TABLE c USING fts5(content, entities, type, "
-                      f"tokenize={FTS_TOKENIZER!r})")
-        table.executemany("INSERT INTO c(rowid, content, entities, type) VALUES (?, ?, ?, ?)", rows)
-        out = {}
-        for t in terms:
-            hits = table.execute("SELECT rowid, bm25(c, ?, ?, ?) FROM c WHERE c MATCH ?",
-                                 (*BM25_WEIGHTS, match_of([(t, 1)]))).fetchall()
-            here = max(math.log((len(rows) - len(hits) + 0.5) / (len(hits) + 0.5)), 1e-6)
-            out[t] = {pk: -s / here for pk, s in hits}
-    finally:
-        table.close()
+    rows = conn.execute(f"SELECT pk, content, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
+                        f"type FROM chunks WHERE pk IN ({marks})", pks).fetchall()
+    wanted = set(pks)
+    by_language: dict[bool, list] = {}
+    for pk, content, *indexed in rows + [r for r in _sample(conn) if r[0] not in wanted]:
+        chinese = 2 * len(_CJK_CHARS.findall(content)) >= len(_LATIN_WORDS.findall(content))
+        by_language.setdefault(chinese, []).append((pk, *indexed))
+    out: dict = {t: {} for t in terms}
+    for group in by_language.values():
+        table = sqlite3.connect(":memory:")
+        try:
+            table.execute("CREATE VIRTUAL TABLE c USING fts5(content, entities, type, "
+                          f"tokenize={FTS_TOKENIZER!r})")
+            table.executemany("INSERT INTO c(rowid, content, entities, type) VALUES (?, ?, ?, ?)",
+                              group)
+            for t in terms:
+                hits = table.execute("SELECT rowid, bm25(c, ?, ?, ?) FROM c WHERE c MATCH ?",
+                                     (*BM25_WEIGHTS, match_of([(t, 1)]))).fetchall()
+                here = max(math.log((len(group) - len(hits) + 0.5) / (len(hits) + 0.5)), 1e-6)
+                out[t].update((pk, -s / here) for pk, s in hits if pk in wanted)
+        finally:
+            table.close()
     return out
+
+
+SAMPLE_ROWS = 200
+_samples: dict = {}
+
+
+def _sample(conn) -> list:
+    """SAMPLE_ROWS of the store's records, evenly spread over its rows, as _term_frequencies
+    reads them; kept while the store's newest row and row count stay the same."""
+    top, n = conn.execute("SELECT max(pk), count(*) FROM chunks").fetchone()
+    path = conn.execute("PRAGMA database_list").fetchone()[2]
+    key = (path, top, n)
+    if key not in _samples:
+        step = max(1, (top or 0) // SAMPLE_ROWS)
+        picks = list(range(1, (top or 0) + 1, step))[:SAMPLE_ROWS]
+        marks = ",".join("?" * len(picks))
+        _samples.clear()
+        _samples[key] = conn.execute(
+            f"SELECT pk, content, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
+            f"FROM chunks WHERE pk IN ({marks})", picks).fetchall() if picks else []
+    return _samples[key]
+
+
+_CJK_CHARS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORDS = re.compile("[A-Za-z0-9]+")
 
 
 def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:
@@ -890,10 +937,11 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if qvec is not None and not use_vectors:
             notes.append("vectors are not available in this index yet: keyword results only")
         k = depth
+        counts: dict = {}  # rows per phrase in the index, for this search's lists
+        scored: dict = {}  # the term frequencies across languages of an earlier pass
         while True:
             # words that name days are matched by date (the dated list) and also as keywords:
             # taking them out of the keywords scored lower on both halves (docs/retrieval.md)
-            counts: dict = {}  # rows per phrase in the index, for this search's lists
             fts = (fts_candidates(conn, query, scope, k, terms=weighted, counts=counts)
                    if mode != "vector" else [])
             if about_now and len(fts) >= k and _any_replaced(conn, fts):  # replaced values may
@@ -907,7 +955,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if bridge:  # notes in the other language
                 bridged = fts_candidates(conn, query, scope, k, terms=bridge,
                                          budget=BRIDGE_POSTINGS, keep_rarest=False, counts=counts)
-                fts = across_languages(conn, fts, bridged, weighted, concepts, k, counts)
+                fts = across_languages(conn, fts, bridged, weighted, concepts, bridge, k,
+                                       counts, scored)
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

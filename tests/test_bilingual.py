@@ -327,3 +327,60 @@ def test_each_time_is_not_bridged_to_per_request():
 ])
 def test_flags_env_vars_and_tool_names_are_names_not_words_to_translate(query, plain):
     assert terms(query) == terms(plain)
+
+
+# --- one list across languages (2026-11-27) ---------------------------------------------------
+# A note in the other language is scored with the question's own (search.across_languages):
+# before, it came from a list of its own at weight 0.3, below every note the question's own
+# words found, however little of the question those held.
+
+def test_a_note_in_the_other_language_ranks_above_notes_sharing_only_one_common_word(mem):
+    answer = mem.save_fact("今天代码冻结，切了 release/1.0 分支")["id"]
+    for i in range(6):
+        mem.save_fact(f"The code review checklist has item {i} about naming")
+    assert ids(mem.search("When was the code freeze?", mode="fts"))[0] == answer
+
+
+def test_an_english_note_answers_a_chinese_question_above_chinese_notes_on_one_word(mem):
+    answer = mem.save_fact("Email worker concurrency raised from 5 to 10 after the queue backed up")["id"]
+    for text in ("邮件模板用 mjml 写", "邮件发送走阿里云", "邮件的退订链接在页脚", "邮件标题最多 50 字",
+                 "邮件里的图片走 CDN", "邮件日志保留 7 天"):
+        mem.save_fact(text)
+    assert ids(mem.search("邮件的并发数是多少", mode="fts"))[0] == answer
+
+
+def test_a_note_saying_a_thing_in_both_languages_is_not_counted_twice(mem):
+    """(A guard: the list of its own never counted it twice either.) The concept counts once, in whichever language scores better: the note that answers
+    in the question's words stays above one that only says the same word twice."""
+    answer = mem.save_fact("Cache TTL is 3600 seconds for the task list")["id"]
+    mem.save_fact("缓存 cache 命名规范：cache key 用冒号分隔（缓存前缀 orbit）")
+    assert ids(mem.search("What is the cache TTL for the task list?", mode="fts"))[0] == answer
+
+
+def test_a_rare_synonym_in_the_other_language_counts_no_more_than_the_concept(mem):
+    """(Fails when a word in the other language counts as rare as itself, as devmem-q057 of
+    the benchmark did.) 配置 → configuration: two notes say "configured", many say 配置; the other
+    language's word counts as rare as the concept, so the note holding the question's
+    rare name stays first."""
+    answer = mem.save_fact("CORS_ORIGINS 是逗号分隔的白名单")["id"]
+    for i in range(8):
+        mem.save_fact(f"配置项 {i} 在 config 里")
+    mem.save_fact("Renovate is configured to group minor updates")
+    mem.save_fact("The path alias is configured in vite")
+    assert ids(mem.search("CORS_ORIGINS 怎么配置", mode="fts"))[0] == answer
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("How many people signed up on launch day?", "注册"),
+    ("when was it rolled back", "回滚"),
+    ("users logged in twice", "登录"),
+])
+def test_a_phrasal_verb_is_looked_up_in_its_base_form(query, expected):
+    assert expected in terms(query)
+
+
+def test_concepts_keep_the_query_words_they_came_from():
+    code_freeze, = bilingual.concepts("When was the code freeze?")
+    assert code_freeze.own[:2] == ("code", "freeze") and "代码 码冻 冻结" in code_freeze.other
+    device, secret, rotate = bilingual.concepts("设备密钥多久轮换一次")
+    assert (device.own, secret.own, rotate.own) == (("设备",), ("密钥",), ("轮换",))

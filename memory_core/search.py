@@ -392,18 +392,21 @@ def across_languages(conn, found: list, bridged: list, weighted: list, concepts:
     term frequencies of an earlier pass of the same search."""
     if not bridged:
         return found
-    head, tail = found[:BRIDGE_RESCORED], found[BRIDGE_RESCORED:]
-    pks = list(dict.fromkeys([pk for pk, _ in head] + [pk for pk, _ in bridged[:BRIDGE_RESCORED]]))
+    pks = list(dict.fromkeys([pk for pk, _ in found[:BRIDGE_RESCORED]]
+                             + [pk for pk, _ in bridged[:BRIDGE_RESCORED]]))
+    rescored = set(pks)
+    tail = [r for r in found[BRIDGE_RESCORED:] if r[0] not in rescored]
     counts = {} if counts is None else counts
     weight = dict(weighted)
+    searched = {t for t, _ in bridge}  # the other-language words the bridge asked for
     groups = []  # (the query's phrases of a concept, its other words, its phrase)
     taken: set = set()
     for c in concepts:
         own = tuple(t for t in c.own if t in weight and t not in taken)
         taken.update(own)
-        groups.append((own, set(c.other), c.phrase))
+        groups.append((own, searched.intersection(c.other), c.phrase))
     alone = [t for t in weight if t not in taken]
-    terms = set(weight) | {t for _, other, _ in groups for t in other}
+    terms = set(weight) | searched
     key = (tuple(pks), frozenset(terms))
     seen = {} if seen is None else seen
     if key not in seen:
@@ -419,19 +422,23 @@ def across_languages(conn, found: list, bridged: list, weighted: list, concepts:
         n = counts[phrases]
         return max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6)
 
-    part = {t: {pk: idf((t,)) * v for pk, v in per_idf[t].items()} for t in terms}
+    # only the terms some candidate holds are counted in the index
+    part = {t: {pk: idf((t,)) * v for pk, v in found_in.items()}
+            for t, found_in in per_idf.items() if found_in}
     concept_of = []
     for own, other, phrase in groups:
-        rarity = idf((phrase,) + tuple(sorted(other)))
+        other = sorted(t for t in other if t in part)
+        rarity = idf((phrase,) + tuple(other)) if other else 0.0
         w = max((weight[t] for t in own), default=1)
         concept_of.append((own, {t: w * rarity / idf((t,)) for t in other}))
 
     def score(pk) -> float:
-        said = {own: sum(weight[t] * part[t].get(pk, 0.0) for t in own) for own, _ in concept_of}
-        total = sum(weight[t] * part[t].get(pk, 0.0) for t in alone) + sum(
-            max([said[own]] + [by * part[t].get(pk, 0.0) for t, by in other.items()])
+        def has(t):
+            return part[t].get(pk, 0.0) if t in part else 0.0
+        said = {own: sum(weight[t] * has(t) for t in own) for own, _ in concept_of}
+        return sum(weight[t] * has(t) for t in alone) + sum(
+            max([said[own]] + [by * has(t) for t, by in other.items()])
             for own, other in concept_of)
-        return total
 
     scored = sorted(((pk, score(pk)) for pk in pks), key=lambda r: -r[1])
     return ([r for r in scored if r[1] > 0] + tail)[:k]
@@ -446,13 +453,12 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     in the store (the index cuts Chinese into bigrams and characters, so a note in Chinese
     has about three times the tokens of the same note in English)."""
     marks = ",".join("?" * len(pks))
-    rows = conn.execute(f"SELECT pk, content, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
-                        f"type FROM chunks WHERE pk IN ({marks})", pks).fetchall()
+    rows = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
+                        f"FROM chunks WHERE pk IN ({marks})", pks).fetchall()
     wanted = set(pks)
     by_language: dict[bool, list] = {}
-    for pk, content, *indexed in rows + [r for r in _sample(conn) if r[0] not in wanted]:
-        chinese = 2 * len(_CJK_CHARS.findall(content)) >= len(_LATIN_WORDS.findall(content))
-        by_language.setdefault(chinese, []).append((pk, *indexed))
+    for row in rows + [r for r in _sample(conn) if r[0] not in wanted]:
+        by_language.setdefault(_mostly_chinese(row[1]), []).append(row)
     out: dict = {t: {} for t in terms}
     for group in by_language.values():
         table = sqlite3.connect(":memory:")
@@ -471,29 +477,49 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     return out
 
 
+def _mostly_chinese(indexed: str) -> bool:
+    """Whether a record's indexed text (text.index_terms: full-width folded, Chinese as
+    bigrams and characters) is weighed with the Chinese notes: at least a third of its
+    tokens Chinese. A note with a command in it ("密码重置：curl -X POST https://…") has the
+    length of a Chinese note, not of an English one."""
+    tokens = indexed.split()
+    chinese = sum(1 for t in tokens if _CJK_CHAR.search(t))
+    return 2 * chinese >= len(tokens) - chinese
+
+
 SAMPLE_ROWS = 200
 _samples: dict = {}
 
 
 def _sample(conn) -> list:
-    """SAMPLE_ROWS of the store's records, evenly spread over its rows, as _term_frequencies
-    reads them; kept while the store's newest row and row count stay the same."""
-    top, n = conn.execute("SELECT max(pk), count(*) FROM chunks").fetchone()
+    """Up to SAMPLE_ROWS of the store's records, spread evenly over its rows (the first
+    row at or after each of SAMPLE_ROWS points between the lowest and the highest), as
+    _term_frequencies reads them. Kept while the same rows with the same content are
+    picked (a record edited in place changes its hash)."""
+    low, high = conn.execute("SELECT min(pk), max(pk) FROM chunks").fetchone()
+    if low is None:
+        return []
+    step = max(1, (high - low + 1) // SAMPLE_ROWS)
+    picks = set()
+    for at in range(low, high + 1, step):
+        row = conn.execute("SELECT pk FROM chunks WHERE pk >= ? ORDER BY pk LIMIT 1", (at,)).fetchone()
+        picks.add(row[0])
+        if len(picks) >= SAMPLE_ROWS:
+            break
+    marks = ",".join("?" * len(picks))
     path = conn.execute("PRAGMA database_list").fetchone()[2]
-    key = (path, top, n)
-    if key not in _samples:
-        step = max(1, (top or 0) // SAMPLE_ROWS)
-        picks = list(range(1, (top or 0) + 1, step))[:SAMPLE_ROWS]
-        marks = ",".join("?" * len(picks))
+    key = (path, tuple(conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({marks}) ORDER BY pk",
+                                    sorted(picks)).fetchall()))
+    sample = _samples.get(key)
+    if sample is None:
+        sample = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
+                              f"type FROM chunks WHERE pk IN ({marks})", sorted(picks)).fetchall()
         _samples.clear()
-        _samples[key] = conn.execute(
-            f"SELECT pk, content, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
-            f"FROM chunks WHERE pk IN ({marks})", picks).fetchall() if picks else []
-    return _samples[key]
+        _samples[key] = sample
+    return sample
 
 
-_CJK_CHARS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORDS = re.compile("[A-Za-z0-9]+")
+_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:

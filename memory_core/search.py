@@ -457,8 +457,11 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
                         f"FROM chunks WHERE pk IN ({marks})", pks).fetchall()
     wanted = set(pks)
     by_language: dict[bool, list] = {}
-    for row in rows + [r for r in _sample(conn) if r[0] not in wanted]:
+    for row in rows:
         by_language.setdefault(_mostly_chinese(row[1]), []).append(row)
+    for chinese, sample in _sample(conn).items():
+        if chinese in by_language:  # a language no candidate is in needs no table
+            by_language[chinese] += [r for r in sample if r[0] not in wanted]
     out: dict = {t: {} for t in terms}
     for group in by_language.values():
         table = sqlite3.connect(":memory:")
@@ -482,44 +485,44 @@ def _mostly_chinese(indexed: str) -> bool:
     bigrams and characters) is weighed with the Chinese notes: at least a third of its
     tokens Chinese. A note with a command in it ("密码重置：curl -X POST https://…") has the
     length of a Chinese note, not of an English one."""
-    tokens = indexed.split()
-    chinese = sum(1 for t in tokens if _CJK_CHAR.search(t))
-    return 2 * chinese >= len(tokens) - chinese
+    chinese = len(_CJK_TOKEN.findall(indexed))
+    return 2 * chinese >= indexed.count(" ") + 1 - chinese
 
 
 SAMPLE_ROWS = 200
 _samples: dict = {}
 
 
-def _sample(conn) -> list:
-    """Up to SAMPLE_ROWS of the store's records, spread evenly over its rows (the first
-    row at or after each of SAMPLE_ROWS points between the lowest and the highest), as
-    _term_frequencies reads them. Kept while the same rows with the same content are
-    picked (a record edited in place changes its hash)."""
-    low, high = conn.execute("SELECT min(pk), max(pk) FROM chunks").fetchone()
+def _sample(conn) -> dict:
+    """{mostly Chinese: [rows]} of up to SAMPLE_ROWS of the store's records, spread evenly
+    over its rows (the first row at or after each of SAMPLE_ROWS points between the lowest
+    and the highest), as _term_frequencies reads them. Kept while the same rows with the
+    same content are picked (a record edited in place changes its hash)."""
+    low, high = conn.execute("SELECT (SELECT min(pk) FROM chunks), (SELECT max(pk) FROM chunks)"
+                             ).fetchone()  # one min(pk), max(pk) scans the table
     if low is None:
-        return []
+        return {}
     step = max(1, (high - low + 1) // SAMPLE_ROWS)
-    picks = set()
-    for at in range(low, high + 1, step):
-        row = conn.execute("SELECT pk FROM chunks WHERE pk >= ? ORDER BY pk LIMIT 1", (at,)).fetchone()
-        picks.add(row[0])
-        if len(picks) >= SAMPLE_ROWS:
-            break
-    marks = ",".join("?" * len(picks))
-    path = conn.execute("PRAGMA database_list").fetchone()[2]
-    key = (path, tuple(conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({marks}) ORDER BY pk",
-                                    sorted(picks)).fetchall()))
+    points = json.dumps(list(range(low, high + 1, step))[:SAMPLE_ROWS])
+    at = sorted({pk for pk, in conn.execute(
+        "SELECT (SELECT pk FROM chunks WHERE pk >= value ORDER BY pk LIMIT 1) FROM json_each(?)",
+        (points,))})
+    picked = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({','.join('?' * len(at))}) "
+                          "ORDER BY pk", at).fetchall()
+    key = (conn.execute("PRAGMA database_list").fetchone()[2], tuple(picked))
     sample = _samples.get(key)
     if sample is None:
-        sample = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
-                              f"type FROM chunks WHERE pk IN ({marks})", sorted(picks)).fetchall()
+        marks = ",".join("?" * len(picked))
+        sample = {}
+        for row in conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
+                                f"type FROM chunks WHERE pk IN ({marks})", [pk for pk, _ in picked]):
+            sample.setdefault(_mostly_chinese(row[1]), []).append(row)
         _samples.clear()
         _samples[key] = sample
     return sample
 
 
-_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_TOKEN = re.compile("(?:^|(?<= ))[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def vector_candidates(conn, query_vector, filters: Filters, k: int, early=None) -> list:

@@ -62,7 +62,7 @@ BRIDGE = True
 # Of the question's keyword list and the bridge's, the records scored across languages:
 # the whole first list of a search for up to 10 results, and a bound when a search asks
 # again for more (a store of many copies of one long note: seconds without it).
-BRIDGE_RESCORED = 50
+BRIDGE_RESCORED = 20
 # The postings the bridge's search may score: a quarter of the main query's, and a term more
 # common than that is dropped (in a big store it says little; a speed bound: on 100k
 # records the bridge doubled a keyword search's time without it).
@@ -452,9 +452,7 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     store's records in its language: a record's length is weighed against its language's
     in the store (the index cuts Chinese into bigrams and characters, so a note in Chinese
     has about three times the tokens of the same note in English)."""
-    marks = ",".join("?" * len(pks))
-    rows = conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, type "
-                        f"FROM chunks WHERE pk IN ({marks})", pks).fetchall()
+    rows = _indexed(conn, pks)
     wanted = set(pks)
     by_language: dict[bool, list] = {}
     for row in rows:
@@ -480,6 +478,30 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     return out
 
 
+_INDEXED_KEPT = 20_000
+_indexed_rows: dict = {}
+
+
+def _indexed(conn, pks: list) -> list:
+    """[(pk, content, entities, type)] of these records as the index holds them
+    (text.index_terms, the Python half of a record's cost here), kept in the process by
+    the record's content hash: a warm process reads a record it scored before for free."""
+    marks = ",".join("?" * len(pks))
+    path = conn.execute("PRAGMA database_list").fetchone()[2]
+    hashes = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({marks})", pks).fetchall()
+    rows = {pk: _indexed_rows.get((path, pk, h)) for pk, h in hashes}
+    missing = [pk for pk, row in rows.items() if row is None]
+    if missing:
+        if len(_indexed_rows) > _INDEXED_KEPT:
+            _indexed_rows.clear()
+        marks = ",".join("?" * len(missing))
+        for pk, h, *indexed in conn.execute(f"SELECT c.pk, c.hash, cm_terms(c.content), "
+                                            f"{FTS_ENTITIES.format('c')}, c.type FROM chunks c "
+                                            f"WHERE c.pk IN ({marks})", missing):
+            rows[pk] = _indexed_rows[(path, pk, h)] = (pk, *indexed)
+    return [row for row in rows.values() if row is not None]
+
+
 def _mostly_chinese(indexed: str) -> bool:
     """Whether a record's indexed text (text.index_terms: full-width folded, Chinese as
     bigrams and characters) is weighed with the Chinese notes: at least a third of its
@@ -489,7 +511,7 @@ def _mostly_chinese(indexed: str) -> bool:
     return 2 * chinese >= indexed.count(" ") + 1 - chinese
 
 
-SAMPLE_ROWS = 200
+SAMPLE_ROWS = 100
 _samples: dict = {}
 
 

@@ -9,3 +9,25 @@ def ids(hits):
 def at(monkeypatch, when: str) -> None:
     """Today is `when` (ISO) for what follows."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
+
+
+def saved(mem, notes) -> list:
+    """Save each note as a fact; their ids."""
+    return [mem.save_fact(n)["id"] for n in notes]
+
+
+def first(mem, query, **kw) -> list:
+    """The first hit's id of a keyword search (unless `mode` says otherwise), as a list."""
+    return ids(mem.search(query, **{"mode": "fts", **kw}))[:1]
+
+
+# Notes of both languages about nothing the cross-language tests ask (tests/test_across_languages*.py)
+BILINGUAL_BACKGROUND = [
+    "Dashboards live in the infra repo", "Lunch is at noon", "The nightly job writes to the reports bucket",
+    "We use pnpm workspaces", "The API uses REST", "Tickets go to Jira", "Standup is at ten",
+    "Builds run on GitHub Actions", "The staging cluster has three nodes",
+    "Design reviews happen on Thursdays", "Use conventional commits", "Node 20 is required",
+    "部署窗口是周五晚上", "周会改到周三上午", "前端用 React 18", "监控告警发到值班群", "设计稿在 Figma 里",
+    "测试环境每天早上重置", "周报每周五下午交", "新人入职先配开发环境", "接口文档放在语雀", "发版前要跑冒烟测试",
+    "办公室周末不开空调", "团建定在下个月",
+]

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from memory_core import bilingual, search
-from storeutil import ids
+from storeutil import BILINGUAL_BACKGROUND, first, ids, saved
 
 BACKGROUND = [
     "Dashboards live in the infra repo", "部署窗口是周五晚上", "Lunch is at noon", "前端用 React 18",
@@ -23,23 +23,7 @@ BACKGROUND = [
 ]
 # a wider store of both languages (the finding in test 2 holds with 0, 12, 18 and 24 such
 # notes; with exactly the 6 above it happens not to)
-WIDER = [
-    "Dashboards live in the infra repo", "Lunch is at noon", "The nightly job writes to the reports bucket",
-    "We use pnpm workspaces", "The API uses REST", "Tickets go to Jira", "Standup is at ten",
-    "Builds run on GitHub Actions", "The staging cluster has three nodes",
-    "Design reviews happen on Thursdays", "Use conventional commits", "Node 20 is required",
-    "部署窗口是周五晚上", "周会改到周三上午", "前端用 React 18", "监控告警发到值班群", "设计稿在 Figma 里",
-    "测试环境每天早上重置", "周报每周五下午交", "新人入职先配开发环境", "接口文档放在语雀", "发版前要跑冒烟测试",
-    "办公室周末不开空调", "团建定在下个月",
-]
-
-
-def saved(mem, notes):
-    return [mem.save_fact(n)["id"] for n in notes]
-
-
-def first(mem, query, **kw):
-    return ids(mem.search(query, mode="fts", **kw))[:1]
+WIDER = BILINGUAL_BACKGROUND
 
 
 # =============================================================================================

@@ -15,21 +15,10 @@ import pytest
 
 from conftest import ROOT
 from memory_core import Memory, bilingual, search
-from storeutil import ids
+from storeutil import BILINGUAL_BACKGROUND, first, ids, saved
 
-# the previous review's wider store of both languages (tests/test_across_languages.py)
-WIDER = [
-    "Dashboards live in the infra repo", "Lunch is at noon", "The nightly job writes to the reports bucket",
-    "We use pnpm workspaces", "The API uses REST", "Tickets go to Jira", "Standup is at ten",
-    "Builds run on GitHub Actions", "The staging cluster has three nodes",
-    "Design reviews happen on Thursdays", "Use conventional commits", "Node 20 is required",
-    "部署窗口是周五晚上", "周会改到周三上午", "前端用 React 18", "监控告警发到值班群", "设计稿在 Figma 里",
-    "测试环境每天早上重置", "周报每周五下午交", "新人入职先配开发环境", "接口文档放在语雀", "发版前要跑冒烟测试",
-]
-
-
-def saved(mem, notes):
-    return [mem.save_fact(n)["id"] for n in notes]
+# the previous review's wider store of both languages, without its last two notes
+WIDER = BILINGUAL_BACKGROUND[:-2]
 
 
 def daily(mem, contents, day="2026-03-01", start=0):
@@ -47,10 +36,6 @@ def daily(mem, contents, day="2026-03-01", start=0):
                                 "timestamp": f"{day}T10:00:00Z"}, ensure_ascii=False) + "\n")
     mem.sync(embed=False)
     return out
-
-
-def first(mem, query, **kw):
-    return ids(mem.search(query, **{"mode": "fts", **kw}))[:1]
 
 
 # =============================================================================================

@@ -81,7 +81,8 @@ def concepts(query: str) -> list[Concept]:
             for word in _zh_words(piece, zh_to_en):
                 other = tuple(dict.fromkeys(t for t in zh_to_en[word] if not _all_stopwords(t)))
                 if other:
-                    out.append(Concept(_zh_own(word), other, text.bigram_phrase(word)))
+                    phrase = text.bigram_phrase(word)  # what weighted_terms cuts it into, as a phrase
+                    out.append(Concept(tuple(phrase.split()), other, phrase))
             continue
         if _name(piece, m):
             english.append(None)
@@ -102,14 +103,6 @@ def concepts(query: str) -> list[Concept]:
         was = merged.get(c.own)
         merged[c.own] = c._replace(other=tuple(dict.fromkeys(was.other + c.other))) if was else c
     return list(merged.values())
-
-
-def _zh_own(word: str) -> tuple:
-    """The query phrases a Chinese word is matched by (text.weighted_terms): itself when
-    it is one or two characters, else its bigrams."""
-    if len(word) <= 2:
-        return (word,)
-    return tuple(word[i:i + 2] for i in range(len(word) - 1))
 
 
 def _name(piece: str, m) -> bool:

@@ -452,12 +452,13 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     store's records in its language: a record's length is weighed against its language's
     in the store (the index cuts Chinese into bigrams and characters, so a note in Chinese
     has about three times the tokens of the same note in English)."""
-    rows = _indexed(conn, pks)
+    path = conn.execute("PRAGMA database_list").fetchone()[2]  # the index both caches are of
+    rows = _indexed(conn, path, pks)
     wanted = set(pks)
     by_language: dict[bool, list] = {}
     for row in rows:
         by_language.setdefault(_mostly_chinese(row[1]), []).append(row)
-    for chinese, sample in _sample(conn).items():
+    for chinese, sample in _sample(conn, path).items():
         if chinese in by_language:  # a language no candidate is in needs no table
             by_language[chinese] += [r for r in sample if r[0] not in wanted]
     out: dict = {t: {} for t in terms}
@@ -482,12 +483,11 @@ _INDEXED_KEPT = 20_000
 _indexed_rows: dict = {}
 
 
-def _indexed(conn, pks: list) -> list:
+def _indexed(conn, path: str, pks: list) -> list:
     """[(pk, content, entities, type)] of these records as the index holds them
     (text.index_terms, the Python half of a record's cost here), kept in the process by
     the record's content hash: a warm process reads a record it scored before for free."""
     marks = ",".join("?" * len(pks))
-    path = conn.execute("PRAGMA database_list").fetchone()[2]
     hashes = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({marks})", pks).fetchall()
     rows = {pk: _indexed_rows.get((path, pk, h)) for pk, h in hashes}
     missing = [pk for pk, row in rows.items() if row is None]
@@ -515,7 +515,7 @@ SAMPLE_ROWS = 100
 _samples: dict = {}
 
 
-def _sample(conn) -> dict:
+def _sample(conn, path: str) -> dict:
     """{mostly Chinese: [rows]} of up to SAMPLE_ROWS of the store's records, spread evenly
     over its rows (the first row at or after each of SAMPLE_ROWS points between the lowest
     and the highest), as _term_frequencies reads them. Kept while the same rows with the
@@ -531,7 +531,7 @@ def _sample(conn) -> dict:
         (points,))})
     picked = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({','.join('?' * len(at))}) "
                           "ORDER BY pk", at).fetchall()
-    key = (conn.execute("PRAGMA database_list").fetchone()[2], tuple(picked))
+    key = (path, tuple(picked))
     sample = _samples.get(key)
     if sample is None:
         marks = ",".join("?" * len(picked))

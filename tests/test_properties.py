@@ -1,13 +1,14 @@
 """Property-based tests: the JSONL writer/reader round trip, the CJK/ASCII tokenizer and the
 query parser hold for any input hypothesis can think of."""
+import re
 import sqlite3
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memory_core import Memory, jsonl
+from memory_core import Memory, jsonl, sanitize
 from memory_core.text import index_terms
 from queryutil import match_expression, query_terms  # noqa: E402
 
@@ -148,3 +149,23 @@ def test_the_bridge_gives_few_phrases_fts5_accepts_and_no_function_words(query):
     assert not any(all(w in STOPWORDS_EN for w in t.split()) for t, _ in terms)
     if terms:
         _fts().execute("SELECT * FROM f WHERE f MATCH ?", (match_of(terms),)).fetchall()
+
+
+# The fence imitation as one pattern of twelve letter classes (what `sanitize` compiled until
+# its compile time, 50-80 ms a process, moved the letters' test into Python): the oracle.
+_OTHER = r"[^\W\d_\x00-\x7f\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_TWELVE_CLASSES = re.compile(
+    f"[{sanitize._OPEN}][\\W_]{{0,8}}" + "".join(f"(?:{c}|{_OTHER})" for c in "cursor")
+    + r"[\W_]{0,8}" + "".join(f"(?:{c}|{_OTHER})" for c in "memory"), re.I)
+FENCE_PIECES = st.lists(st.sampled_from(
+    list("<<〈ᐸcursormemoryCURSORсоеѕ-_ /.:1二记ｃ") + ["cursor", "memory", "<cursor-", "-memory"]),
+    max_size=24).map("".join).map(str.casefold)
+
+
+@settings(max_examples=400)
+@given(FENCE_PIECES)
+@example("<memory<cursor-memory")  # a shape that is not the name, holding one that is
+def test_fence_imitations_are_found_where_the_twelve_class_pattern_finds_them(text):
+    oracle = [m.span() for m in _TWELVE_CLASSES.finditer(text)
+              if sum(c.isascii() and c.isalpha() for c in m.group()) >= sanitize.NAME_LATIN]
+    assert [m.span() for m in sanitize._imitations(text)] == oracle

@@ -310,3 +310,45 @@ def test_guard_a_question_of_many_glossary_terms_asks_for_at_most_max_terms(bili
     query = "".join(w for w in list(zh)[:300] if len(w) == 2)[:2000]
     assert len(bilingual.bridge_terms(query)) <= bilingual.MAX_TERMS
     bilingual_store.search(query, mode="fts")
+
+
+# --- the sample's tables, kept between searches ----------------------------------------------
+
+def _bigger_than_the_sample(root, n=3 * search.SAMPLE_ROWS):
+    """A store of n notes in both languages, written as a day's file (saving them one by one
+    takes seconds), so that most candidates are not in the sample."""
+    daily = root / "daily"
+    daily.mkdir(parents=True)
+    topics = ["缓存过期时间是 {} 分钟", "The cache expires after {} minutes", "部署在第 {} 个窗口",
+              "Deploys go out in window {}", "日志保留 {} 天", "Logs are kept for {} days"]
+    with open(daily / "2026-03-01.jsonl", "w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({"id": f"log-20260301-{i:07d}", "type": "fact", "memory_type": "W",
+                                "content": topics[i % len(topics)].format(i),
+                                "timestamp": "2026-03-01T10:00:00Z"}, ensure_ascii=False) + "\n")
+
+
+def test_a_search_scores_as_in_a_fresh_process_after_other_searches(tmp_path):
+    """The sample's tables are kept between searches and each search's candidates are added
+    inside a savepoint: what one search added must be gone for the next."""
+    from memory_core import Memory
+    _bigger_than_the_sample(tmp_path / "memory-data")
+    mem = Memory(tmp_path / "memory-data")
+    mem.sync(embed=False)
+
+    def scores(q):
+        return [(h.id, h.fts_score) for h in mem.search(q, mode="fts", sync=False, limit=20)]
+
+    for q in ["How long are logs kept?", "部署窗口", "缓存多久过期"]:
+        scores(q)
+    after_others = scores("When does the cache expire?")
+    search._samples.clear()
+    for table in search._tables.values():
+        table.close()
+    search._tables.clear()
+    search._indexed_rows.clear()
+    assert scores("When does the cache expire?") == after_others
+    sizes = {chinese: table.execute("SELECT count(*) FROM c").fetchone()[0]
+             for (_, chinese), table in search._tables.items()}
+    (sample,) = search._samples.values()
+    assert sizes == {chinese: len(rows) for chinese, rows in sample.items() if chinese in sizes}

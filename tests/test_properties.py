@@ -160,10 +160,13 @@ _TWELVE_CLASSES = re.compile(
 FENCE_PIECES = st.lists(st.sampled_from(
     list("<<〈ᐸcursormemoryCURSORсоеѕ-_ /.:1二记ｃ") + ["cursor", "memory", "<cursor-", "-memory"]),
     max_size=24).map("".join).map(str.casefold)
+# and any character at all between them (letters of every script, marks, digits, CJK)
+ANY_AROUND = st.lists(FENCE_PIECES | st.text(st.characters(blacklist_categories=("Cs",)), max_size=3),
+                      max_size=8).map("".join).map(str.casefold)
 
 
 @settings(max_examples=400)
-@given(FENCE_PIECES)
+@given(FENCE_PIECES | ANY_AROUND)
 @example("<memory<cursor-memory")  # a shape that is not the name, holding one that is
 def test_fence_imitations_are_found_where_the_twelve_class_pattern_finds_them(text):
     oracle = [m.span() for m in _TWELVE_CLASSES.finditer(text)

@@ -25,10 +25,17 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 # text: soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space/joiners,
 # direction marks and embeddings/overrides/isolates, word joiner and invisible operators,
 # BOM, interlinear annotations, tag characters, lone surrogates.
+# The default-ignorable characters that are not variation selectors are here too: the
+# combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation
+# selectors, shorthand format controls, musical beam and slur controls.
 _INVISIBLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200c\u200e\u200f"
-    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164"
+    "\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
     "\ud800-\udfff]")  # a lone surrogate (half an emoji cut by JSON.stringify) cannot be written
+# Variation selectors choose an emoji's or an ideograph's form, so they are kept on write;
+# they show nothing, so the fence's look-alike is looked for without them.
+_VARIATION = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _ZWJ = "\u200d"
 
 
@@ -59,10 +66,15 @@ def clean(text: str, *, one_line: bool = False) -> str:
 
 FENCE_NAME = "cursor-memory"
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
-_JSON_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\([/<>])")
+# a character outside the BMP is a JSON pair of surrogate escapes: read as the one it is
+_JSON_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+                          r"|\\u([0-9a-fA-F]{4})|\\([/<>])")
 # Letters of other scripts that look like the Latin ones of the fence's name (NFKC keeps
 # them apart): Cyrillic с о е м у г р а х к ѕ, Greek ο ε υ ν, and angle quotes as brackets.
-_CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›", "coemyrpaxksioeuv<>")
+# Small capitals (ᴍᴇᴍᴏʀʏ) and the dotless ı are Latin letters NFKC keeps apart, so they
+# are in the table too.
+_CONFUSABLE = str.maketrans("соемуграхкѕіοευν‹›ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢı",
+                            "coemyrpaxksioeuv<>abcdefghijklmnoprstuvwyzi")
 # The fence imitated: something like "<", then the name with anything but letters around
 # and between its words. A table of look-alikes is never complete (reviews kept finding
 # more: Armenian ս and օ, fraction and division slashes, CJK angle brackets), so:
@@ -102,7 +114,10 @@ def _imitations(norm: str):
 
 
 def _json_char(m) -> str:
-    return chr(int(m.group(1), 16)) if m.group(1) else m.group(2)
+    if m.group(1):
+        high, low = int(m.group(1), 16), int(m.group(2), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    return chr(int(m.group(3), 16)) if m.group(3) else m.group(4)
 
 
 def _normalised(text: str):
@@ -145,6 +160,7 @@ def _plain(text: str) -> str:
     if text.isascii():
         return text.casefold()
     text = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLE)
+    text = _VARIATION.sub("", _INVISIBLE.sub("", text))  # NFKC makes ㅤ (U+3164) a filler too
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
@@ -161,10 +177,12 @@ def defuse(text: str) -> str:
         quick = html.unescape(quick)
     if not any(_imitations(_plain(quick))):
         return text
-    norm, back = _normalised(text)
-    spans = [(back[m.start()][0], back[m.end() - 1][1]) for m in _imitations(norm)]
-    if not spans:
-        return text
+    spans = _located(text)
+    if not spans:  # found on the text decoded whole, not character by character (an entity
+        # without its ";", of more digits than a character needs, an escaped entity): the
+        # decoded text is what an agent would read, so it is what is given, defused
+        text = quick
+        spans = _located(text) or [(0, len(text))]
     out, pos = [], 0
     for start, end in spans:
         if start < pos:
@@ -174,6 +192,12 @@ def defuse(text: str) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def _located(text: str) -> list:
+    """[(start, end)] in `text` of each imitation of the fence."""
+    norm, back = _normalised(text)
+    return [(back[m.start()][0], back[m.end() - 1][1]) for m in _imitations(norm)]
 
 
 def fence(preamble: str) -> tuple:

@@ -89,7 +89,7 @@ _OPEN = "<˂˱〈❬❮❰⟨⦑ᐸ≪⋖"  # ＜ ﹤ 〈 fold to these by NFKC,
 # as twelve classes in one pattern took 50-80 ms to compile, in every process that renders.
 _LETTER = r"[^\W\d_\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 NAME_LATIN = 8
-_NAME = "cursor" + "memory"
+_NAME = FENCE_NAME.replace("-", "")  # its twelve letters
 
 
 @functools.lru_cache(maxsize=1)

@@ -459,15 +459,14 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
     by_language: dict[bool, list] = {}
     for row in rows:
         by_language.setdefault(_mostly_chinese(row[1]), []).append(row)
-    key, sample = _sample(conn, path)
     out: dict = {t: {} for t in terms}
-    with _TABLES_LOCK:
+    with _SAMPLE_LOCK:  # a warm server may search from more than one thread
+        sample = _sample(conn, path)
         for chinese, group in by_language.items():  # a language no candidate is in: no table
-            kept = sample.get(chinese, [])
-            in_sample = {r[0] for r in kept}
-            added = [r for r in group if r[0] not in in_sample]
-            size = len(kept) + len(added)
-            table = _sample_table(key, chinese, kept)
+            share = sample[chinese]
+            added = [r for r in group if r[0] not in share.pks]
+            size = len(share.rows) + len(added)
+            table = share.opened()
             table.execute("SAVEPOINT candidates")
             try:
                 table.executemany(_INSERT_INDEXED, added)
@@ -483,24 +482,31 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
 
 
 _INSERT_INDEXED = "INSERT INTO c(rowid, content, entities, type) VALUES (?, ?, ?, ?)"
-_TABLES_LOCK = threading.Lock()  # a warm server may search from more than one thread
-_tables: dict = {}
 
 
-def _sample_table(key, chinese: bool, rows: list):
-    """An in-memory FTS5 table of one language's share of the sample (`_sample`'s `key`),
-    kept while the sample is: built once, not on every search (the sample was two thirds
-    of what scoring the candidates cost)."""
-    table = _tables.get((key, chinese))
-    if table is None:
-        for stale in [k for k in _tables if k[0] != key]:
-            _tables.pop(stale).close()
-        table = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        table.execute("CREATE VIRTUAL TABLE c USING fts5(content, entities, type, "
-                      f"tokenize={FTS_TOKENIZER!r})")
-        table.executemany(_INSERT_INDEXED, rows)
-        _tables[(key, chinese)] = table
-    return table
+class _Share:
+    """One language's share of the store's sample: its rows as _term_frequencies reads
+    them, and an in-memory FTS5 table of them, built on first use and kept with the sample
+    (not built on every search: the sample was two thirds of what scoring the candidates
+    cost)."""
+
+    def __init__(self, rows: list):
+        self.rows = rows
+        self.pks = frozenset(r[0] for r in rows)
+        self.table = None
+
+    def opened(self):
+        if self.table is None:
+            self.table = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            self.table.execute("CREATE VIRTUAL TABLE c USING fts5(content, entities, type, "
+                               f"tokenize={FTS_TOKENIZER!r})")
+            self.table.executemany(_INSERT_INDEXED, self.rows)
+        return self.table
+
+    def close(self) -> None:
+        if self.table is not None:
+            self.table.close()
+            self.table = None
 
 
 _INDEXED_KEPT = 20_000
@@ -536,37 +542,41 @@ def _mostly_chinese(indexed: str) -> bool:
 
 
 SAMPLE_ROWS = 100
-_samples: dict = {}
+_samples: dict = {}  # the sample's key (its rows' pk and hash) -> {mostly Chinese: _Share}
+_SAMPLE_LOCK = threading.Lock()
 
 
-def _sample(conn, path: str) -> tuple:
-    """(key, {mostly Chinese: [rows]}) of up to SAMPLE_ROWS of the store's records, spread
-    evenly over its rows (the first row at or after each of SAMPLE_ROWS points between the
-    lowest and the highest), as _term_frequencies reads them. Kept while the same rows with
-    the same content are picked (a record edited in place changes its hash): `key` says
-    which rows they are."""
+def _sample(conn, path: str) -> dict:
+    """{mostly Chinese: _Share} of up to SAMPLE_ROWS of the store's records, spread evenly
+    over its rows (the first row at or after each of SAMPLE_ROWS points between the lowest
+    and the highest). Kept while the same rows with the same content are picked (a record
+    edited in place changes its hash). Called under _SAMPLE_LOCK: a new sample closes the
+    old one's tables."""
     low, high = conn.execute("SELECT (SELECT min(pk) FROM chunks), (SELECT max(pk) FROM chunks)"
                              ).fetchone()  # one min(pk), max(pk) scans the table
-    if low is None:
-        return None, {}
-    step = max(1, (high - low + 1) // SAMPLE_ROWS)
-    points = json.dumps(list(range(low, high + 1, step))[:SAMPLE_ROWS])
-    at = sorted({pk for pk, in conn.execute(
-        "SELECT (SELECT pk FROM chunks WHERE pk >= value ORDER BY pk LIMIT 1) FROM json_each(?)",
-        (points,))})
-    picked = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({','.join('?' * len(at))}) "
-                          "ORDER BY pk", at).fetchall()
+    picked: list = []
+    if low is not None:
+        step = max(1, (high - low + 1) // SAMPLE_ROWS)
+        points = json.dumps(list(range(low, high + 1, step))[:SAMPLE_ROWS])
+        at = sorted({pk for pk, in conn.execute(
+            "SELECT (SELECT pk FROM chunks WHERE pk >= value ORDER BY pk LIMIT 1) FROM json_each(?)",
+            (points,))})
+        picked = conn.execute(f"SELECT pk, hash FROM chunks WHERE pk IN ({','.join('?' * len(at))}) "
+                              "ORDER BY pk", at).fetchall()
     key = (path, tuple(picked))
     sample = _samples.get(key)
     if sample is None:
         marks = ",".join("?" * len(picked))
-        sample = {}
+        rows: dict = {True: [], False: []}
         for row in conn.execute(f"SELECT pk, cm_terms(content), {FTS_ENTITIES.format('chunks')}, "
                                 f"type FROM chunks WHERE pk IN ({marks})", [pk for pk, _ in picked]):
-            sample.setdefault(_mostly_chinese(row[1]), []).append(row)
+            rows[_mostly_chinese(row[1])].append(row)
+        for old in _samples.values():
+            for share in old.values():
+                share.close()
         _samples.clear()
-        _samples[key] = sample
-    return key, sample
+        sample = _samples[key] = {chinese: _Share(r) for chinese, r in rows.items()}
+    return sample
 
 
 _CJK_TOKEN = re.compile("(?:^|(?<= ))[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

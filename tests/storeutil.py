@@ -31,3 +31,15 @@ BILINGUAL_BACKGROUND = [
     "测试环境每天早上重置", "周报每周五下午交", "新人入职先配开发环境", "接口文档放在语雀", "发版前要跑冒烟测试",
     "办公室周末不开空调", "团建定在下个月",
 ]
+
+
+def forget_search_caches() -> None:
+    """What a fresh process has: no sample of the store (nor its tables), no records'
+    indexed text kept (memory_core.search)."""
+    from memory_core import search
+    with search._SAMPLE_LOCK:
+        for sample in search._samples.values():
+            for share in sample.values():
+                share.close()
+        search._samples.clear()
+    search._indexed_rows.clear()

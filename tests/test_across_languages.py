@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from memory_core import bilingual, search
-from storeutil import BILINGUAL_BACKGROUND, first, ids, saved
+from storeutil import BILINGUAL_BACKGROUND, first, forget_search_caches, ids, saved
 
 BACKGROUND = [
     "Dashboards live in the infra repo", "部署窗口是周五晚上", "Lunch is at noon", "前端用 React 18",
@@ -342,13 +342,9 @@ def test_a_search_scores_as_in_a_fresh_process_after_other_searches(tmp_path):
     for q in ["How long are logs kept?", "部署窗口", "缓存多久过期"]:
         scores(q)
     after_others = scores("When does the cache expire?")
-    search._samples.clear()
-    for table in search._tables.values():
-        table.close()
-    search._tables.clear()
-    search._indexed_rows.clear()
+    forget_search_caches()
     assert scores("When does the cache expire?") == after_others
-    sizes = {chinese: table.execute("SELECT count(*) FROM c").fetchone()[0]
-             for (_, chinese), table in search._tables.items()}
     (sample,) = search._samples.values()
-    assert sizes == {chinese: len(rows) for chinese, rows in sample.items() if chinese in sizes}
+    sizes = {chinese: share.table.execute("SELECT count(*) FROM c").fetchone()[0]
+             for chinese, share in sample.items() if share.table is not None}
+    assert sizes == {chinese: len(share.rows) for chinese, share in sample.items() if chinese in sizes}

@@ -4,7 +4,7 @@
          in Python (`_fence_shape`, `_imitations`), instead of one pattern of twelve letter
          classes compiled with re.I (kept as the oracle `_TWELVE_CLASSES` in test_properties).
 849a7ac  search: the sample's two in-memory FTS5 tables are kept between searches
-         (`_sample_table`, `_tables`, `_TABLES_LOCK`); each search's candidates are added
+         (`_Share`, `_samples`, `_SAMPLE_LOCK`); each search's candidates are added
          inside a SAVEPOINT that is rolled back afterwards.
 
 Real stores (memory_core.Memory in tmp_path), real SQLite, real searches. The oracle for a
@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from memory_core import Memory, sanitize, search
-from storeutil import BILINGUAL_BACKGROUND, saved
+from storeutil import BILINGUAL_BACKGROUND, forget_search_caches, saved
 from test_properties import _TWELVE_CLASSES
 
 REMOVED = "[fence-like text removed]"
@@ -365,18 +365,8 @@ def warm(mem, query, limit=10) -> list:
     return [[h.id, h.fts_score] for h in mem.search(query, mode="fts", sync=False, limit=limit)]
 
 
-def forget_caches() -> None:
-    """What a fresh process has: no sample, no kept tables, no indexed rows."""
-    search._samples.clear()
-    with search._TABLES_LOCK:
-        for table in search._tables.values():
-            table.close()
-        search._tables.clear()
-    search._indexed_rows.clear()
-
-
 def cold(mem, query, limit=10) -> list:
-    forget_caches()
+    forget_search_caches()
     return warm(mem, query, limit)
 
 
@@ -407,19 +397,19 @@ def same(a) -> list:
 
 
 def tables_hold_the_sample_alone():
-    (key, sample), = search._samples.items()
-    with search._TABLES_LOCK:
-        for (k, chinese), table in search._tables.items():
-            assert k == key
-            rows = sorted(table.execute("SELECT rowid, content, entities, type FROM c"))
-            assert rows == sorted(sample.get(chinese, [])), chinese
+    (sample,) = search._samples.values()
+    with search._SAMPLE_LOCK:
+        for chinese, share in sample.items():
+            if share.table is not None:
+                rows = sorted(share.table.execute("SELECT rowid, content, entities, type FROM c"))
+                assert rows == sorted(share.rows), chinese
 
 
 @pytest.fixture(autouse=True)
 def _cold_caches():
-    forget_caches()
+    forget_search_caches()
     yield
-    forget_caches()
+    forget_search_caches()
 
 
 def test_the_bridge_and_the_kept_tables_are_what_these_searches_use(tmp_path):
@@ -428,7 +418,8 @@ def test_the_bridge_and_the_kept_tables_are_what_these_searches_use(tmp_path):
     mem = store(tmp_path / "a", notes=ANSWERS + BILINGUAL_BACKGROUND)
     hits = mem.search("缓存多久过期", mode="fts", sync=False)
     assert any("cache" in h.content.lower() for h in hits)  # the English note is found
-    assert {chinese for _, chinese in search._tables} == {True, False}
+    (sample,) = search._samples.values()
+    assert {chinese for chinese, share in sample.items() if share.table is not None} == {True, False}
     tables_hold_the_sample_alone()
 
 
@@ -523,14 +514,14 @@ def test_a_failure_while_rescoring_leaves_the_tables_as_the_sample_alone(tmp_pat
             if sys._getframe(1).f_code.co_name == "_term_frequencies":
                 calls["n"] += 1
                 if calls["n"] == nth:  # the candidates are in a table by now
-                    (_, sample), = search._samples.items()
-                    calls["rows"] = sum(t.execute("SELECT count(*) FROM c").fetchone()[0]
-                                        for t in search._tables.values())
-                    calls["sample"] = sum(len(rows) for rows in sample.values())
+                    (sample,) = search._samples.values()
+                    calls["rows"] = sum(share.table.execute("SELECT count(*) FROM c").fetchone()[0]
+                                        for share in sample.values() if share.table is not None)
+                    calls["sample"] = sum(len(share.rows) for share in sample.values())
                     return "{content entities}: (\"unbalanced"
             return real(terms, *a, **kw)
 
-        forget_caches()
+        forget_search_caches()
         warm(mem, "How long are logs kept?")  # the tables are there before the failure
         monkeypatch.setattr(search, "match_of", failing)
         with pytest.raises(Exception):
@@ -547,7 +538,7 @@ def test_concurrent_searches_on_two_stores_score_as_alone(tmp_path):
     a = store(tmp_path / "a", notes=ANSWERS + BILINGUAL_BACKGROUND)
     b = store(tmp_path / "b", daily=3 * search.SAMPLE_ROWS, notes=ANSWERS[4:])
     expected = {(mem.root, q): cold(mem, q) for mem in (a, b) for q in QUERIES}
-    forget_caches()
+    forget_search_caches()
     work = [(mem, q) for _ in range(4) for mem in (a, b) for q in QUERIES]
     errors: list = []
     barrier = threading.Barrier(8)
@@ -575,7 +566,7 @@ def test_concurrent_searches_on_two_stores_score_as_alone(tmp_path):
 def test_concurrent_searches_on_one_store_score_as_alone(tmp_path):
     mem = store(tmp_path / "a", daily=2 * search.SAMPLE_ROWS + 7, notes=ANSWERS)
     expected = {q: cold(mem, q) for q in QUERIES}
-    forget_caches()
+    forget_search_caches()
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda q: (q, warm(mem, q)), QUERIES * 6))
     assert [q for q, r in results if r != expected[q]] == []

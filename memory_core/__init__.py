@@ -14,7 +14,7 @@ Modules, in layers; a module imports only from its own layer or the ones above i
     foundation  errors · redact · config · log · files · locks
     storage     sanitize · records · jsonl · state · transcript · refs
                 (stdlib only: saving a fact imports nothing else)
-    index       text · bilingual · temporal · chunking · index · sync · corrections · embeddings · vectors
+    index       text · bilingual · temporal · chunking · index · sync · scratch · corrections · embeddings · vectors
     memory      search · context · recall · consolidate
     facade      memory (Memory: each method delegates to the module above that owns it)
     hosts       answers · hooks · install · doctor · cli · mcp_server

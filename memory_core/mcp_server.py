@@ -65,6 +65,9 @@ def claim_stdio() -> tuple:
 def hard_exit(code: int) -> None:
     """End now: a model still loading or a worker thread must not keep the process alive."""
     try:
+        scratch = sys.modules.get("memory_core.scratch")
+        if scratch is not None:
+            scratch.remove_all()  # os._exit runs no atexit
         sys.stderr.flush()
     finally:
         os._exit(code)

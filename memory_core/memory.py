@@ -233,7 +233,7 @@ class Memory:
     def _scratch_index(self):
         """An index of this (read-only) folder's files in a temp folder, made once."""
         if self._scratch is None:
-            from .sync import scratch_index
+            from .scratch import scratch_index
             self._scratch = scratch_index(self.root, self.project)
         return self._scratch
 

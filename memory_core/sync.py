@@ -324,18 +324,6 @@ def refresh(index, root: Path, *, project=None, deadline: float | None = None, l
     return report, (before if done == [True] else last)
 
 
-def scratch_index(root: Path, project=None):
-    """An index of a read-only memory folder's files, in a temp folder (its own index
-    cannot be used and cannot be rebuilt in place)."""
-    import tempfile
-
-    from .index import Index
-    folder = Path(tempfile.mkdtemp(prefix="cursor-memory-ro-"))
-    index = Index(root, path=folder / "index.sqlite", project=project)
-    index.run(lambda conn: sync_text(conn, root, project=project, fix_modes=False))
-    return index
-
-
 def get_dirty(conn) -> bool:
     return conn.execute("SELECT 1 FROM meta WHERE key='corrections_dirty'").fetchone() is not None
 

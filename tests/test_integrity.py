@@ -503,6 +503,86 @@ mount -o remount,ro,bind "{root}"
     assert res.returncode == 0 and "never indexed here" in res.stdout, res.stderr
 
 
+def test_a_read_only_folders_searches_leave_nothing_in_the_temp_folder(project, tmp_path):
+    """Each search of a read-only folder indexed its files into a temp folder and left it
+    there: a folder (160 KB for a few lines) per hook and per search, for good."""
+    mem = memory_of(project)
+    mem.save_fact("kept in a read-only folder")
+    root = mem.root
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = f"""
+set -e
+mount --bind "{root}" "{root}"
+mount -o remount,ro,bind "{root}"
+for i in 1 2 3; do
+  "{sys.executable}" -m memory_core search read-only --mode fts --memory-dir "{root}" >> "{tmp_path}/out" 2>/dev/null
+done
+"""
+    if not NAMESPACE:
+        pytest.skip("needs a private mount namespace (unshare -m)")
+    res = in_namespace(script, env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(tmp)})
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "out").read_text().count("kept in a read-only folder") == 3
+    assert os.listdir(tmp) == []
+
+
+SCRATCH = """
+import os, sys
+from memory_core.scratch import scratch_index
+index = scratch_index(sys.argv[1])
+print(index.path, flush=True)
+how = sys.argv[2]
+if how == "hard":
+    from memory_core.mcp_server import hard_exit
+    hard_exit(0)
+if how == "kill":
+    os.kill(os.getpid(), 9)
+"""
+
+
+def _scratch_process(root, how, tmp):
+    return subprocess.run([sys.executable, "-c", SCRATCH, str(root), how], capture_output=True,
+                          text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp)))
+
+
+@pytest.mark.parametrize("how", ["exit", "hard"])
+def test_a_scratch_index_goes_with_its_process(project, tmp_path, how):
+    """A normal exit and the MCP server's hard exit (os._exit, which runs no atexit)."""
+    mem = memory_of(project)
+    mem.save_fact("a line to index")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    res = _scratch_process(mem.root, how, tmp)
+    assert res.returncode == 0, res.stderr
+    assert str(tmp) in res.stdout and os.listdir(tmp) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a dead process's folder is swept on POSIX only")
+def test_a_killed_process_scratch_index_is_swept_by_the_next_one(project, tmp_path):
+    mem = memory_of(project)
+    mem.save_fact("a line to index")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    killed = _scratch_process(mem.root, "kill", tmp)
+    assert killed.returncode == -9
+    left = Path(killed.stdout.strip()).parent
+    assert left.is_dir()
+    alive = tmp / f"cursor-memory-ro-{os.getpid()}-x"  # this process's: never swept
+    alive.mkdir()
+    other = tmp / "cursor-memory-ro-notapid"
+    other.mkdir()
+    young = _scratch_process(mem.root, "exit", tmp)  # the dead one's folder is under a minute old
+    assert young.returncode == 0 and left.is_dir()
+    old = time.time() - 120
+    for p in (left, alive, other):
+        os.utime(p, (old, old))
+    later = _scratch_process(mem.root, "exit", tmp)
+    assert later.returncode == 0, later.stderr
+    assert sorted(os.listdir(tmp)) == sorted([alive.name, other.name])
+
+
 # --- 9. where memory is created ---------------------------------------------------------------------
 
 def test_memory_is_made_only_in_an_existing_project_folder(tmp_path, monkeypatch):

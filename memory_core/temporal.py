@@ -100,28 +100,84 @@ _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
 _PART_ZH = r"(?P<part>初|中|底|末|上旬|中旬|下旬)"
-_YREL = r"(?P<yrel>去年|今年|(?<![目提以之])前年)的?"  # the year of a month: "去年八月", "前年3月初"
+_YREL = r"(?P<yrel>去年|今年|大前年|(?<![目提以之大])前年)的?"  # the year of a month: "去年八月", "前年3月初"
 _LOWER_ABBREV = r"(?-i:may|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
 # What may follow "in 2025" when it is a year ("in 2025 we moved", not "in 2000 ms")
 _AFTER_YEAR = (r"(?:what|when|how|why|who|which|did|do|does|was|were|is|are|have|had|we|i|you|"
                r"they|he|she|it|our|my|the|and|or|but|so|then|for|to|at|on|of|with|about|alone|"
                r"spring|summer|autumn|fall|winter)")
-_YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2}
+_YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2, "大前年": 3}
 _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
 AHEAD = "ahead"  # the kind of words that name no day because they name one ahead
 
-# (pattern, kind); the first pattern that matches a stretch of text wins it. The same
-# patterns read a query (relative to now) and a record (relative to when it was written).
-# Compiled on first need: most texts name no date, and _MAYBE_DATE says so cheaply.
+# (pattern, kind[, the words it needs]); the first pattern that matches a stretch of text
+# wins it. The same patterns read a query (relative to now) and a record (relative to when
+# it was written). Compiled on first need: most texts name no date, and _MAYBE_DATE says so
+# cheaply; a pattern with words it needs is compiled only for a text holding one of them
+# (lower-cased; tests/test_properties.py checks that every text it matches holds one).
 _PATTERN_SOURCES = (
-    # words naming a month or year ahead ("下个月底", "明年1月", "next month"): taken, so that
-    # "月底" or "1月" inside them is not read as this month's end or last January; no days
+    # words naming a month or year ahead ("下个月底", "明年1月", "next month", "明年上半年",
+    # "next quarter"): taken, so that "月底" or "1月" inside them is not read as this month's
+    # end or last January; no days
+    (r"(?:明年|后年)的?(?:[上下]半年|第?[一二三四1-4]季度|\s*(?-i:[QH])[1-4]|年[初中底末])|下下?个?季度|"
+     r"\bnext\s+(?:quarter|year'?s?\s+(?-i:[QH])[1-4])\b|\b(?:first|second)\s+half\s+of\s+next\s+year\b",
+     AHEAD, ("明年", "后年", "季度", "next")),
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}(?![0-9A-Za-z])", "ymd"),
+    # quarters, halves and parts of a year ("去年 Q4", "第三季度", "上半年", "H1 2025", "end of
+    # last year", "年底"); a bare one is this year's, and names nothing until it has begun
+    # A bare "Q3" or "H1" is read only after a word that makes it a time ("in Q3", "our H1
+    # goals") or beside a year: it is as often a list label ("Q1: …"), a quantisation ("Q4
+    # 量化"), a heading or the H2 database. Spaces are bounded (\s{0,3}): a digit followed by
+    # thousands of spaces must not cost more than it did.
+    (rf"(?<![A-Za-z_\d])(?-i:Q)(?P<q>[1-4])\s{{0,3}}(?:of\s+)?(?:{_YEAR}|(?P<last_year>last\s+year)|"
+     r"(?P<this_year>this\s+year))\b", "quarter", ("q1", "q2", "q3", "q4")),
+    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}})(?:(?:第\s{{0,3}})?(?P<q>[1-4一二三四])\s{{0,3}}季度|"
+     r"(?-i:Q)(?P<q2>[1-4])(?![0-9A-Za-z_-]))", "quarter", ("季度", "q1", "q2", "q3", "q4")),
+    (r"(?<![A-Za-z_\d上下本这每])(?:第\s{0,3})?(?P<q>[1-4一二三四])\s{0,3}季度", "quarter", ("季度",)),
+    (r"(?:\b(?:in|during|for|by|through|throughout|over|across|of|my|our)\s+(?:the\s+)?|(?<=since\s))"
+     r"(?-i:Q)(?P<q>[1-4])(?![0-9A-Za-z_:：.)\]-])(?!\s{0,3}(?:to|vs)\b)", "quarter", ("q1", "q2", "q3", "q4")),
+    (r"\b(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b(?:\s+of\s+"
+     rf"(?:{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year))?", "quarter", ("quarter",)),
+    (r"上上个?季度|\bthe\s+quarter\s+before\s+last\b", "quarter-2", ("季度", "quarter")),
+    (r"上一?个?季度|\b(?:last|previous)\s+quarter\b", "quarter-1", ("季度", "quarter")),
+    (r"(?:本|这一?个?)季度|\b(?:this|the\s+current)\s+quarter\b", "quarter0", ("季度", "quarter")),
+    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![马剩余]))(?P<half>[上下])半年", "half",
+     ("半年",)),
+    (rf"(?<![A-Za-z_\d])(?-i:H)(?P<h>[12])\s{{0,3}}(?:of\s+)?(?:{_YEAR}|(?P<last_year>last\s+year)|"
+     r"(?P<this_year>this\s+year))\b", "half", ("h1", "h2")),
+    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|\b(?:in|during|for|by|through|throughout|"
+     r"over|across|of|my|our)\s+(?:the\s+)?|(?<=since\s))(?-i:H)(?P<h>[12])(?![0-9A-Za-z_:：.)\]-])"
+     r"(?!\s{0,3}(?:tags?|headings?|headers?|titles?|elements?|fonts?|styles?|databases?|db|console|"
+     r"drivers?|dialect|to\b|vs\b|标签|标题|数据库))", "half", ("h1", "h2")),
+    (r"\b(?:the\s+)?(?P<hw>first|second|1st|2nd)\s+half\s+of\s+(?:"
+     rf"{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "half", ("half",)),
+    (r"(?P<yrel>去年|今年|大前年|(?<![目提以之大])前年)(?P<ypart>初|底|末)", "year_part", ("年初", "年底", "年末")),
+    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![一两三四五每全几今去明后前年]))年(?P<ypart>初|中|底|末)",
+     "year_part", ("年初", "年底", "年末", "年中")),
+    (r"\b(?:the\s+)?(?P<ypart>beginning|start|middle|end)\s+of\s+(?:"
+     rf"{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "year_part", ("beginning", "start", "middle", "end")),
+    (rf"\b(?P<ypart>early|mid|late)[\s-]+(?:{_YEAR}|(?P<last_year>last\s+year)|this\s+year)\b", "year_part",
+     ("early", "mid", "late")),
+    # weeks of a month ("九月第一周", "the last week of August", "上个月最后一周")
+    (rf"(?:(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月份?|(?P<rel>上上个?|上个?|这个?|本)月)的?"
+     r"(?:第\s*(?P<wk>[一二三四1-4])|(?P<wkl>最后一))\s*个?(?:周|星期|礼拜)", "month_week", ("周", "星期", "礼拜")),
+    (r"\b(?:the\s+)?(?P<wk>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+week\s+of\s+"
+     rf"(?:(?P<rel_en>this|last)\s+month|(?!{_LOWER_ABBREV}\b){_MONTH}(?:,?\s+{_YEAR})?)\b", "month_week", ("week",)),
+    # the beginning, middle or end of a named month ("the end of June")
+    (r"\b(?:the\s+)?(?P<part>beginning|start|middle|end)\s+of\s+"
+     rf"(?!{_LOWER_ABBREV}\b){_MONTH}(?:,?\s+{_YEAR})?\b", "month_part", ("beginning", "start", "middle", "end")),
+    # a day of this month ("on the 15th", "since the 3rd", "from the 5th to the 12th")
+    (r"\b(?:from|between)\s+the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\s+(?:to|and|until|till|through)"
+     r"\s+(?:the\s+)?(?P<day2>[12]?\d|3[01])(?:st|nd|rd|th)\b(?!\s+of\b)", "month_days", ("from", "between")),
+    (r"\bthe\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<rel_en>last|this)\s+month\b", "month_days",
+     ("month",)),
+    (r"(?:\b(?:on|from)\s+|(?<=\bsince\s))the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\b"
+     rf"(?=\s*(?:$|[,.;:!?)]|{_AFTER_YEAR}\b))(?!\s+of\s+(?:[a-z]|\d))", "month_days", ("the",)),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
      r"[一二三四五六七八九])\s*[日号]", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
@@ -145,14 +201,14 @@ _PATTERN_SOURCES = (
     # not lower-case "may" or a lower-case abbreviation ("in dec"), nor a name ("in June's
     # absence"); a list or range of months ("in June or July", "March to May") is one stretch
     (rf"\b(?!{_LOWER_ABBREV}\b){_MONTH}\s+(?P<last_year>last\s+year)\b", "ym"),  # "July last year"
-    (rf"\b(?:(?P<rel_en>last|this)\s+|(?:in|during|throughout)\s+(?:the\s+month\s+of\s+)?)"
+    (rf"\b(?:(?P<rel_en>last|this)\s+|(?:in|during|throughout|from)\s+(?:the\s+month\s+of\s+)?|(?<=since\s))"
      rf"(?!{_LOWER_ABBREV}\b){_MONTH}\b(?!'s)"
      rf"(?:(?:\s*,\s*|\s+(?:and|or|to|through|until|till)\s+|\s*[-–]\s*)(?:and\s+|or\s+)?"
      rf"(?!{_LOWER_ABBREV}\b){_MONTH.replace('mon>', 'mon2>')}\b(?!'s))*"
      rf"(?:\s+(?:of\s+)?(?:(?P<last_year>last\s+year)|(?P<this_year>this\s+year))\b)?(?![\s,]*\d)", "ym"),
     # a year: "2025年" (not "2025年8月", read above, nor 年代), "in 2025" (not "in 2000 ms")
     (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月|代)|"
-     rf"\b(?:in|during|throughout|of)\s+{_YEAR.replace('year', 'year_en')}"
+     rf"(?:\b(?:in|during|throughout|of|from)\s+|(?<=\bsince\s)){_YEAR.replace('year', 'year_en')}"
      rf"(?:\s*(?:-|–|to|through|and|or)\s*(?P<year2>\d{{4}}))?\b(?![-/.:]\d)"
      rf"(?=\s*(?:$|[,.;:!?)，。；：！？]|{_AFTER_YEAR}\b))", "year_abs"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
@@ -161,7 +217,10 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
     (rf"{_N}\s*个月(?:之|以)?前的今天", "n_months_ago_today"),
     (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
+    (rf"\b{_N}\s+years?\s+ago\s+today\b", "n_years_ago_today", ("today",)),
+    (rf"\b{_N}\s+months?\s+ago\s+today\b", "n_months_ago_today", ("today",)),
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
+    (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s*号(?![线楼机位床门字码店仓库院厅房车桌件球箱])", "month_days", ("号",)),
     (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
     (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
@@ -172,10 +231,16 @@ _PATTERN_SOURCES = (
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
     (r"昨天|昨日|昨晚|\byesterday\b|\blast\s+night\b", "-1"),
     (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
-    (r"上上?个?(?:周末)|\blast\s+weekend\b", "last_weekend"),
+    (r"上上个?周末|\bthe\s+weekend\s+before\s+last\b", "weekend-2", ("上上", "weekend")),
+    (r"上个?周末|\b(?:last|this\s+past)\s+weekend\b", "last_weekend"),
     (r"(?:这个?|本)?周末|\b(?:this|the)\s+weekend\b|\bover\s+the\s+weekend\b", "weekend"),
     (r"本周早些时候|这周早些时候|这周前几天|\bearlier\s+this\s+week\b", "earlier_this_week"),
-    (r"前几天|前些天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b", "few_days_ago"),
+    (r"前几天|前些天|前一两天|前两天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b|"
+     r"\b(?:a\s+)?couple\s+(?:of\s+)?days\s+(?:ago|back)\b", "few_days_ago"),
+    (r"\b(?:the\s+)?(?:last|past)\s+(?:few|couple(?:\s+of)?)\s+days\b", "last_few_days", ("few", "couple")),
+    # hours back ("in the last 48 hours", "过去72小时"): every calendar day they touch
+    (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*个?(?:小时|钟头)", "last_n_hours", ("小时", "钟头")),
+    (rf"\b(?:last|past)\s+{_N}\s+hours\b", "last_n_hours", ("hours",)),
     (r"这几天|这两天", "these_days"),
     # the weeks or months up to today ("最近两周", "过去三个月", "in the past month"), before
     # the calendar's ("last week" is the week before this one; "in the last week" is not)
@@ -187,21 +252,31 @@ _PATTERN_SOURCES = (
     (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*个月(?![饼份]|\s*(?:之|以)?前)", "last_n_months"),
     (rf"\b(?:last|past)\s+{_N}\s+months\b{_NOT_OF}", "last_n_months"),
     (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+week\b{_NOT_OF}", "last_n_weeks"),
+    (rf"\bthe\s+past\s+week\b{_NOT_OF}", "last_n_weeks", ("past",)),
+    (rf"\bthe\s+past\s+month\b{_NOT_OF}", "last_n_months", ("past",)),
+    (rf"(?<![将接])(?:最近|过去|近)\s*半年|半年(?:来|以来)|这半年|\b(?:the\s+)?(?:last|past)\s+(?:six|6)\s+months\b{_NOT_OF}",
+     "last_half_year", ("半年", "month")),
+    (rf"(?<![将接])(?:最近|过去|近)\s*{_N}\s*年(?![前级龄代度])", "last_n_years", ("年",)),
+    (rf"\b(?:last|past)\s+{_N}\s+years\b{_NOT_OF}|\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+year\b{_NOT_OF}|"
+     rf"\bthe\s+past\s+year\b{_NOT_OF}", "last_n_years", ("year",)),
     (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b{_NOT_OF}", "last_n_months"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
+    (rf"\bthis\s+past\s+{_WD_EN}\b", "past_wd", ("past",)),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+week\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+week\b", "week-1"),
     (rf"(?<![上这本下])(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
-    (rf"\bon\s+{_WD_EN}\b", "recent_wd"),
+    (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
+    (rf"\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
     (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", "week0"),
     (r"上上上(?:个)?月", "month-3"),
     (r"上上(?:个)?月|\bthe\s+month\s+before\s+last\b", "month-2"),
     (r"上(?:个)?月|\blast\s+month\b", "month-1"),
     (r"(?:这|本)(?:个)?月|\bthis\s+month\b", "month0"),
+    (r"大前年", "year-3", ("大前年",)), (r"(?<![目提以之])前年(?![龄级])|\bthe\s+year\s+before\s+last\b", "year-2", ("前年", "before")),
     (r"去年|\blast\s+year\b", "year-1"), (r"今年|\bthis\s+year\b", "year0"),
     (rf"(?:最近|过去|近)\s*{_N}\s*(?:天|日)", "last_n_days"),
     (rf"\b(?:last|past)\s+{_N}\s+days\b", "last_n_days"),
@@ -209,10 +284,13 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前", "n_weeks_ago"),
     (rf"\b{_N}\s+weeks?\s+ago\b", "n_weeks_ago"),
     (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+ago\b", "n_months_ago"),
+    (r"半年(?:之|以)?前", "half_year_ago", ("半年",)),
+    (rf"{_N}\s*年(?:之|以)?前", "n_years_ago", ("年",)),
+    (rf"\b{_N}\s+years?\s+ago\b", "n_years_ago", ("year",)),
 )
-_patterns: list = []
+_patterns: list = []  # [compiled or None, source, kind, the words it needs or None]
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
-    r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早]|day|night|week|month|year|ago|morning|"
+    r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早季时]|day|night|week|month|year|ago|morning|quarter|hour|"
     r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
@@ -413,8 +491,10 @@ def _in_named_year(best: tuple, spans: list, today: date) -> tuple:
 
 
 # What joins the two ends of a stretch: "between Aug 11 and Aug 15", "10月1日到10月7日",
-# "from Sept 3 to Sept 9", "9月3日和9月9日之间", "上周一到上周三".
-_RANGE_JOIN = re.compile(r"\s{0,3}(?:and|to|until|till|through|thru|-|–|—|~|～|到|至|和|与|跟)\s{0,3}", re.I)
+# "from Sept 3 to Sept 9", "9月3日和9月9日之间", "上周一到上周三"; two compared are both
+# asked about ("上半年 vs 下半年", "9月还是10月"): the stretch from the first to the last.
+_RANGE_JOIN = re.compile(r"\s{0,3}(?:and|to|until|till|through|thru|or|vs\.?|versus|-|–|—|~|～|到|至|和|与|跟|"
+                         r"或者?|还是|、)\s{0,3}", re.I)
 
 
 def _range(query: str, named: list):
@@ -461,11 +541,17 @@ def _spans(text: str, today: date, ahead: int = 0) -> tuple:
     if not _MAYBE_DATE.search(text):
         return [], []
     if not _patterns:
-        _patterns.extend((re.compile(p, re.I), kind) for p, kind in _PATTERN_SOURCES)
+        _patterns.extend([None, *source, None][:4] for source in _PATTERN_SOURCES)
+    low = text.casefold()  # as re.I matches: "ſ" is an "s"
     taken: list = []  # where each span was read, in step with spans
     ahead_words: list = []
     spans: list = []
-    for pattern, kind in _patterns:
+    for entry in _patterns:
+        if entry[3] and not any(t in low for t in entry[3]):
+            continue  # none of the words it needs: not compiled (each costs ~0.5 ms)
+        if entry[0] is None:
+            entry[0] = re.compile(entry[1], re.I)
+        pattern, kind = entry[0], entry[2]
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken + ahead_words):
                 continue
@@ -550,7 +636,15 @@ def _month_number(text: str) -> int:
 
 _PARTS = {"初": (1, 10), "上旬": (1, 10), "early": (1, 10), "beginning": (1, 10), "start": (1, 10),
           "中": (11, 20), "中旬": (11, 20), "mid": (11, 20),
+          "middle": (11, 20),
           "底": (21, 31), "末": (21, 31), "下旬": (21, 31), "late": (21, 31), "end": (21, 31)}
+# Parts of a year, as (first month, last month): "年初" and "the beginning of the year" say
+# its first weeks, "年底" and "the end of …" its last month; "early 2025" is a third of it.
+_YEAR_PARTS = {"初": (1, 2), "beginning": (1, 2), "start": (1, 2), "中": (6, 7),
+               "middle": (6, 7), "底": (12, 12), "末": (12, 12), "end": (12, 12),
+               "early": (1, 4), "mid": (5, 8), "late": (9, 12)}
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+             "4th": 4, "一": 1, "二": 2, "三": 3, "四": 4}
 _SEASONS = {"春": 3, "spring": 3, "夏": 6, "summer": 6, "秋": 9, "autumn": 9, "fall": 9,
             "冬": 12, "winter": 12}
 _HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一": ((5, 1), (5, 5)),
@@ -593,6 +687,65 @@ def _named_year(g: dict, today: date) -> int | None:
 
 
 def _span(kind: str, g: dict, today: date, ahead: int = 0):
+    if kind in ("quarter", "half", "year_part"):
+        return _part_of_year(kind, g, today)
+    if kind.startswith("quarter"):  # "上季度", "this quarter"
+        q = (today.month - 1) // 3 + int(kind[7:])
+        year, q = today.year + q // 4, q % 4
+        first = date(year, 3 * q + 1, 1)
+        return first, _month_end(date(year, 3 * q + 3, 1))
+    if kind == "month_week":
+        if g.get("mon"):
+            month = _month_number(g["mon"])
+            first = date(_named_year(g, today) or _latest_year(month, 1, today), month, 1)
+        else:
+            first = today.replace(day=1)
+            rel = g.get("rel") or g.get("rel_en") or ""
+            for _ in range(rel.count("上") + (rel.lower() == "last")):
+                first = (first - timedelta(days=1)).replace(day=1)
+        wk = (g.get("wk") or "").lower()
+        if g.get("wkl") or wk == "last":
+            end = _month_end(first)
+            return end - timedelta(days=6), end
+        n = _ORDINALS.get(wk) or int(wk)
+        return first + timedelta(days=7 * (n - 1)), first + timedelta(days=7 * n - 1)
+    if kind == "month_days":  # this month's, or the last month's when still ahead
+        day, day2 = int(g["day"]), int(g.get("day2") or g["day"])
+        first = today.replace(day=1)
+        if (g.get("rel_en") or "").lower() == "last" or day > today.day and not g.get("rel_en"):
+            first = (first - timedelta(days=1)).replace(day=1)
+        if day2 < day:
+            return None
+        return first.replace(day=day), first.replace(day=day2)
+    if kind == "weekend-2":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if saturday + timedelta(days=1) >= today:
+            saturday -= timedelta(days=7)
+        return saturday - timedelta(days=7), saturday - timedelta(days=6)
+    if kind == "last_few_days":
+        return today - timedelta(days=4), today
+    if kind == "last_n_hours":
+        n = _num(g.get("n") or "")
+        return None if n is None or n > 24 * 366 else (today - timedelta(days=-(-n // 24)), today)
+    if kind in ("last_half_year", "last_n_years"):
+        n = 1 if kind == "last_n_years" and not g.get("n") else _num(g.get("n") or "")
+        months = 6 if kind == "last_half_year" else n * 12 if n is not None and n <= 50 else None
+        start = _months_back(today, months) if months else None
+        return (start, today) if start else None
+    if kind == "half_year_ago":  # "半年前": that month
+        first = _months_back(today.replace(day=1), 6)
+        return first, _month_end(first)
+    if kind == "n_years_ago":  # around the same month that many years back
+        n = _num(g.get("n") or "")
+        if n is None or n > 200:
+            return None
+        middle = _months_back(today, 12 * n)
+        return _months_back(middle, 1).replace(day=1), _month_end(
+            (middle.replace(day=28) + timedelta(days=4)).replace(day=1))
+    if kind == "past_wd":  # "this past Monday": the last one before today
+        target = _WEEKDAYS_EN[g["wd"].lower()]
+        d = today - timedelta(days=(today.weekday() - target - 1) % 7 + 1)
+        return d, d
     if kind == "year_abs":
         years = sorted(int(y) for y in (g.get("year") or g["year_en"], g.get("year2")) if y)
         if not 1900 <= years[0] <= years[-1] <= 2100:
@@ -731,6 +884,8 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return d, d
         monday = today - timedelta(days=today.weekday() + 7)
         d = monday + timedelta(days=target)
+        if wd in _WEEKDAYS_EN and target < today.weekday():  # "last Monday" said on a Friday:
+            return d, d + timedelta(days=7)  # this week's to some, last week's to others
         return d, d
     if kind.startswith("week"):
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=int(kind[4:]))
@@ -765,6 +920,25 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             first = (first - timedelta(days=1)).replace(day=1)
         return first, _month_end(first)
     return None
+
+
+def _part_of_year(kind: str, g: dict, today: date):
+    """A quarter, a half or a part of a year ("去年 Q4", "上半年", "the end of last year"),
+    as (first day, last day); a year named by "last year" or a number, else this year."""
+    year = _named_year(g, today)
+    if year is None:
+        year = today.year - 1 if g.get("last_year") else today.year
+    if kind == "quarter":
+        q = _ORDINALS.get((g.get("q") or g.get("q2") or g.get("qw") or "").lower())
+        q = q or int(g.get("q") or g.get("q2"))
+        first_month, last_month = 3 * q - 2, 3 * q
+    elif kind == "half":
+        h = 1 if (g.get("half") == "上" or g.get("h") == "1"
+                  or (g.get("hw") or "").lower() in ("first", "1st")) else 2
+        first_month, last_month = 6 * h - 5, 6 * h
+    else:
+        first_month, last_month = _YEAR_PARTS[g["ypart"].lower()]
+    return date(year, first_month, 1), _month_end(date(year, last_month, 1))
 
 
 def _month_end(first: date) -> date:
@@ -995,7 +1169,7 @@ _ZH_AFTER_DAY = re.compile(r"\s{0,3}的?(?:" + _ZH_COUNTED + "|" + "|".join(
     f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 _ZH_WEEKEND_OF_DAY = re.compile(r"\s{0,3}的?(?:之|以)?(?P<dir>前|后)的?(?:那个|那一?个|这个)?周末")
 _ZH_AROUND_DAY = re.compile(r"\s{0,3}(?:前后|左右)")
-_ZH_SINCE_DAY = re.compile(r"\s{0,3}(?:以后|以来|起|开始|至今|到现在|后(?![一二三四五六七八九十两\d第的那]))")
+_ZH_SINCE_DAY = re.compile(r"\s{0,3}(?:(?P<ever>以来|至今|到现在)|以后|起|开始|后(?![一二三四五六七八九十两\d第的那]))")
 # ... or first where it stands, then the day: "the week before August 3, 2023", "two weeks
 # before August 11", "the Sunday before October 25", "the day after 2026-09-30", "after
 # August 3" (matched where the day's words begin; a weekday may restate the date) ...
@@ -1006,7 +1180,7 @@ _EN_BEFORE_DAY = re.compile(
     rf"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
 # ... where the day's words are all there is of it ("the day after August 3?", not "the day
 # before the August 3 release", whose date dates the release: see _event_day).
-_EN_DAY_ENDS = re.compile(r"\s*(?:$|[,.;:!?，。？！)）]|(?:what|how|which|who|whom|did|do|does|was|"
+_EN_DAY_ENDS = re.compile(r"\s*(?:$|[,.;:!?，。？！)）\u4e00-\u9fff]|(?:what|how|which|who|whom|did|do|does|was|"
                           r"were|is|are|and|or|to|in|on|at|for|with|when|while|i|we|you|they|he|"
                           r"she|it|involving|about|by)\b)", re.I)
 # A count of days from now ("三天前"), not a day said beside a date ("8月3日三天前").
@@ -1087,7 +1261,8 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
             return found(stretch, rel.end(), weekday=weekday)
     if one and around:  # "8月3日前后"
         return found((-3, 3), around.end())
-    if since and (dated or not one):  # "8月3日以来", "8月以来" (not "周三以后")
+    if since and (dated or not one or since["ever"]):  # "8月3日以来", "8月以来", "周三以来"
+        # (not "周三以后": as often a deadline)
         return found((0, None), since.end())
     if not one and name == "after":  # "8月之后"
         return found((0, None), rel.end())

@@ -5,6 +5,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -174,3 +175,26 @@ def test_fence_imitations_are_found_where_the_twelve_class_pattern_finds_them(te
     oracle = [m.span() for m in _TWELVE_CLASSES.finditer(text)
               if sum(c.isascii() and c.isalpha() for c in m.group()) >= sanitize.NAME_LATIN]
     assert [m.span() for m in sanitize._imitations(text)] == oracle
+
+
+def _triggered_patterns():
+    from memory_core import temporal
+    return [(source, kind, words) for source, kind, *rest in temporal._PATTERN_SOURCES
+            for words in rest if words]
+
+
+@pytest.mark.parametrize("source, kind, words", _triggered_patterns(),
+                         ids=lambda v: v if isinstance(v, str) and len(v) < 20 else None)
+def test_a_time_pattern_is_skipped_only_for_texts_it_cannot_match(source, kind, words):
+    """A pattern with the words it needs is not even compiled for a text without one of
+    them (temporal._spans): any text it matches must hold one, or a time phrase goes
+    unread."""
+    pattern = re.compile(source, re.I)
+
+    @settings(max_examples=150, suppress_health_check=list(HealthCheck), deadline=None)
+    @given(st.from_regex(pattern))
+    def holds_a_word(text):
+        for m in pattern.finditer(text):
+            assert any(w in text.casefold() for w in words), (kind, text)
+
+    holds_a_word()

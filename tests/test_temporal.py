@@ -35,7 +35,10 @@ def days(query, now=NOW):
     ("最近7天的告警", "2026-10-08", "2026-10-16"),
     ("昨晚的告警", "2026-10-14", "2026-10-15"),
     ("上星期的发布", "2026-10-05", "2026-10-12"),
-    ("what did we ship last monday", "2026-10-05", "2026-10-06"),
+    # said on a Thursday, "last Monday" is this week's to some and last week's to others
+    ("what did we ship last monday", "2026-10-05", "2026-10-13"),
+    ("what did we ship last friday", "2026-10-09", "2026-10-10"),  # only last week's
+    ("上周一发了什么", "2026-10-05", "2026-10-06"),  # always last week's
 ])
 def test_relative_and_absolute_dates_become_local_day_ranges(query, first, after_last):
     assert days(query) == (first, after_last)
@@ -924,3 +927,74 @@ def test_a_far_count_from_an_early_date_does_not_break_a_search(mem, monkeypatch
 ])
 def test_sort_orders_and_the_present_tense_under_review(query, order):
     assert parse(query, NOW).order == order
+
+
+# Asked on Thursday 2026-10-15 (Q4; the second half of the year).
+@pytest.mark.parametrize("query, first, after_last", [
+    ("上季度的 OKR 完成得怎么样", "2026-07-01", "2026-10-01"),
+    ("what did we ship last quarter", "2026-07-01", "2026-10-01"),
+    ("本季度的目标", "2026-10-01", "2026-10-16"),
+    ("去年 Q4 的复盘", "2025-10-01", "2026-01-01"),
+    ("2025年第三季度的事故", "2025-07-01", "2025-10-01"),
+    ("our Q2 roadmap", "2026-04-01", "2026-07-01"),
+    ("上一季度的目标", "2026-07-01", "2026-10-01"),  # not the first quarter
+    ("2025上半年的计划", "2025-01-01", "2025-07-01"),
+    ("上半年 vs 下半年的收入", "2026-01-01", "2026-10-16"),  # both, so far
+    ("what happened in Q1 2025", "2025-01-01", "2025-04-01"),
+    ("the first quarter of last year", "2025-01-01", "2025-04-01"),
+    ("上半年读了哪些书", "2026-01-01", "2026-07-01"),
+    ("去年下半年的计划", "2025-07-01", "2026-01-01"),
+    ("H1 2025 planning doc", "2025-01-01", "2025-07-01"),
+    ("in the second half of last year", "2025-07-01", "2026-01-01"),
+    ("去年年底的总结", "2025-12-01", "2026-01-01"),
+    ("去年底定的规矩", "2025-12-01", "2026-01-01"),
+    ("what did we plan at the end of last year", "2025-12-01", "2026-01-01"),
+    ("late 2025 design notes", "2025-09-01", "2026-01-01"),
+    ("九月第一周做了什么", "2026-09-01", "2026-09-08"),
+    ("the last week of August", "2026-08-25", "2026-09-01"),
+    ("上个月最后一周的告警", "2026-09-24", "2026-10-01"),
+    ("what happened at the end of June", "2026-06-21", "2026-07-01"),
+    ("since March, what changed in the API", "2026-03-01", "2026-10-16"),
+    ("what have we changed since Monday", "2026-10-12", "2026-10-16"),
+    ("everything since the 10th", "2026-10-10", "2026-10-16"),
+    ("what did I write on the 3rd", "2026-10-03", "2026-10-04"),
+    ("notes from the 5th to the 12th", "2026-10-05", "2026-10-13"),
+    ("the 20th of last month", "2026-09-20", "2026-09-21"),
+    ("8号的笔记", "2026-10-08", "2026-10-09"),
+    ("1号以来的工作日志", "2026-10-01", "2026-10-16"),
+    ("上周三以来有什么新想法", "2026-10-07", "2026-10-16"),
+    ("anything in the last 48 hours", "2026-10-13", "2026-10-16"),
+    ("过去72小时的报错", "2026-10-12", "2026-10-16"),
+    ("the past year's performance notes, over the past year", "2025-10-15", "2026-10-16"),
+    ("近半年的周报", "2026-04-15", "2026-10-16"),
+    ("半年前记的", "2026-04-01", "2026-05-01"),
+    ("前年的旅行", "2024-01-01", "2025-01-01"),
+    ("大前年在哪家公司", "2023-01-01", "2024-01-01"),
+    ("the year before last", "2024-01-01", "2025-01-01"),
+    ("上上个周末", "2026-10-03", "2026-10-05"),
+    ("the weekend before last", "2026-10-03", "2026-10-05"),
+    ("this past weekend", "2026-10-10", "2026-10-12"),
+    ("this past Monday", "2026-10-12", "2026-10-13"),
+    ("a couple of days ago", "2026-10-10", "2026-10-15"),
+    ("我前两天说的那个方案", "2026-10-10", "2026-10-15"),
+    ("what did I say a year ago today", "2025-10-15", "2025-10-16"),
+    ("Monday morning's deploy", "2026-10-12", "2026-10-13"),
+    ("from 2025 about the side project", "2025-01-01", "2026-01-01"),
+])
+def test_quarters_halves_parts_of_a_year_and_since_are_read(query, first, after_last):
+    assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query", [
+    "the H1 tag on the landing page", "why did we switch from H2 to Postgres", "H2 数据库的配置",
+    "ticket H2-123", "H1B visa", "SQ3 规则", "FAQ1 的答案", "section Q3a", "Q4 量化的效果",
+    "Q8 还是 Q4", "Q1: 缓存是什么", "Q3 的 OKR",
+    "马上半年了", "剩下半年怎么安排", "2024季度报告", "端口 8043 季度",
+    "在一年中最忙的时候", "年终奖怎么算", "每年年底做预算吗", "三个季度的数据", "每季度一次",
+    "客服要求24小时内回复吗", "1号线地铁", "3号机器挂了", "the 3rd attempt failed",
+    "on the 2nd floor", "a quarter of the requests fail", "目前年薪多少",
+    # ahead: a question asks about what happened
+    "明年上半年的计划", "next quarter's roadmap", "下个季度做什么", "明年初",
+])
+def test_look_alikes_and_times_ahead_name_no_days(query):
+    assert days(query) is None

@@ -98,14 +98,18 @@ _N = (r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3}|a|an|one|two|thre
       r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)")
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
+_CENTURY_YEAR = r"(?P<year>(?:19|20)\d{2})"  # the new patterns' years: not "Q1 1200 orders"
 _ZH_MON = r"(?P<mon>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"  # 9, 09, 九, 十二
 _PART_ZH = r"(?P<part>初|中|底|末|上旬|中旬|下旬)"
-_YREL = r"(?P<yrel>去年|今年|大前年|(?<![目提以之大])前年)的?"  # the year of a month: "去年八月", "前年3月初"
+_YREL = r"(?P<yrel>去年|今年|大前年|(?<![目提以之大年节此前天])前年(?![轻假会报终后龄级纪]))的?"  # the year of a month: "去年八月", "前年3月初"
 _LOWER_ABBREV = r"(?-i:may|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
 # What may follow "in 2025" when it is a year ("in 2025 we moved", not "in 2000 ms")
 _AFTER_YEAR = (r"(?:what|when|how|why|who|which|did|do|does|was|were|is|are|have|had|we|i|you|"
                r"they|he|she|it|our|my|the|and|or|but|so|then|for|to|at|on|of|with|about|alone|"
                r"spring|summer|autumn|fall|winter)")
+# What may follow "on the 3rd" when it is a day ("on the 3rd, what…", not "the 2nd and 3rd buttons")
+_AFTER_DAY = (r"(?:what|when|how|why|who|which|did|do|does|was|were|is|are|have|had|we|i|you|they|he|"
+              r"she|it|about|regarding|at|with|to|until|till|through)")
 _YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2, "大前年": 3}
 _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -134,34 +138,35 @@ _PATTERN_SOURCES = (
     # goals") or beside a year: it is as often a list label ("Q1: …"), a quantisation ("Q4
     # 量化"), a heading or the H2 database. Spaces are bounded (\s{0,3}): a digit followed by
     # thousands of spaces must not cost more than it did.
-    (rf"(?<![A-Za-z_\d])(?-i:Q)(?P<q>[1-4])\s{{0,3}}(?:of\s+)?(?:{_YEAR}|(?P<last_year>last\s+year)|"
+    (rf"(?<![A-Za-z_\d])(?-i:Q)(?P<q>[1-4])\s{{0,3}}(?:of\s+)?(?:{_CENTURY_YEAR}|(?P<last_year>last\s+year)|"
      r"(?P<this_year>this\s+year))\b", "quarter", ("q1", "q2", "q3", "q4")),
-    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}})(?:(?:第\s{{0,3}})?(?P<q>[1-4一二三四])\s{{0,3}}季度|"
+    (rf"(?:{_CENTURY_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}})(?:(?:第\s{{0,3}})?(?P<q>[1-4一二三四])\s{{0,3}}季度|"
      r"(?-i:Q)(?P<q2>[1-4])(?![0-9A-Za-z_-]))", "quarter", ("季度", "q1", "q2", "q3", "q4")),
     (r"(?<![A-Za-z_\d上下本这每])(?:第\s{0,3})?(?P<q>[1-4一二三四])\s{0,3}季度", "quarter", ("季度",)),
-    (r"(?:\b(?:in|during|for|by|through|throughout|over|across|of|my|our)\s+(?:the\s+)?|(?<=since\s))"
-     r"(?-i:Q)(?P<q>[1-4])(?![0-9A-Za-z_:：.)\]-])(?!\s{0,3}(?:to|vs)\b)", "quarter", ("q1", "q2", "q3", "q4")),
+    (r"(?:\b(?:in|during|by|through|throughout|over|across|my|our)\s+(?:the\s+)?|(?<=since\s))"
+     r"(?-i:Q)(?P<q>[1-4])(?![0-9A-Za-z_:：.)\]-])(?!\s{0,3}(?:to|vs|of\s+the|quant\w*)\b)(?!\s{0,3}(?:,|and)\s{0,3}(?-i:Q)\d)", "quarter", ("q1", "q2", "q3", "q4")),
     (r"\b(?:the\s+)?(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b(?:\s+of\s+"
-     rf"(?:{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year))?", "quarter", ("quarter",)),
+     rf"(?:{_CENTURY_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year))?", "quarter", ("quarter",)),
     (r"上上个?季度|\bthe\s+quarter\s+before\s+last\b", "quarter-2", ("季度", "quarter")),
     (r"上一?个?季度|\b(?:last|previous)\s+quarter\b", "quarter-1", ("季度", "quarter")),
     (r"(?:本|这一?个?)季度|\b(?:this|the\s+current)\s+quarter\b", "quarter0", ("季度", "quarter")),
-    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![马剩余]))(?P<half>[上下])半年", "half",
+    (rf"(?:{_CENTURY_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![马剩余一花加用再等过待做学要需]))(?P<half>[上下])半年(?![报后前多左])", "half",
      ("半年",)),
-    (rf"(?<![A-Za-z_\d])(?-i:H)(?P<h>[12])\s{{0,3}}(?:of\s+)?(?:{_YEAR}|(?P<last_year>last\s+year)|"
+    (rf"(?<![A-Za-z_\d])(?-i:H)(?P<h>[12])\s{{0,3}}(?:of\s+)?(?:{_CENTURY_YEAR}|(?P<last_year>last\s+year)|"
      r"(?P<this_year>this\s+year))\b", "half", ("h1", "h2")),
-    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|\b(?:in|during|for|by|through|throughout|"
-     r"over|across|of|my|our)\s+(?:the\s+)?|(?<=since\s))(?-i:H)(?P<h>[12])(?![0-9A-Za-z_:：.)\]-])"
+    (rf"(?:{_CENTURY_YEAR}\s{{0,3}}年?\s{{0,3}}的?\s{{0,3}}|{_YREL}\s{{0,3}}|\b(?:during|throughout|"
+     r"over|across|my|our)\s+(?:the\s+)?|(?<=since\s))(?-i:H)(?P<h>[12])(?![0-9A-Za-z_:：.)\]-])"
      r"(?!\s{0,3}(?:tags?|headings?|headers?|titles?|elements?|fonts?|styles?|databases?|db|console|"
-     r"drivers?|dialect|to\b|vs\b|标签|标题|数据库))", "half", ("h1", "h2")),
+     r"drivers?|dialect|to\b|vs\b|标签|标题|数据库))(?!\s{0,3}(?:,|and)\s{0,3}(?-i:H)\d)", "half", ("h1", "h2")),
     (r"\b(?:the\s+)?(?P<hw>first|second|1st|2nd)\s+half\s+of\s+(?:"
-     rf"{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "half", ("half",)),
-    (r"(?P<yrel>去年|今年|大前年|(?<![目提以之大])前年)(?P<ypart>初|底|末)", "year_part", ("年初", "年底", "年末")),
-    (rf"(?:{_YEAR}\s{{0,3}}年?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![一两三四五每全几今去明后前年]))年(?P<ypart>初|中|底|末)",
+     rf"{_CENTURY_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "half", ("half",)),
+    (r"(?P<yrel>去年|今年|大前年|(?<![目提以之大年节此前天])前年)(?P<ypart>初|底|末)", "year_part", ("年初", "年底", "年末")),
+    (rf"(?:{_CENTURY_YEAR}\s{{0,3}}年?\s{{0,3}}|{_YREL}\s{{0,3}}|(?<![\u4e00-\u9fff])|(?<=[在到从于的我们是和]))年"
+     r"(?P<ypart>初|中|底|末)(?![秋会终假轻])",
      "year_part", ("年初", "年底", "年末", "年中")),
     (r"\b(?:the\s+)?(?P<ypart>beginning|start|middle|end)\s+of\s+(?:"
-     rf"{_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "year_part", ("beginning", "start", "middle", "end")),
-    (rf"\b(?P<ypart>early|mid|late)[\s-]+(?:{_YEAR}|(?P<last_year>last\s+year)|this\s+year)\b", "year_part",
+     rf"{_CENTURY_YEAR}|(?P<last_year>last\s+year)|(?:the|this)\s+year)\b", "year_part", ("beginning", "start", "middle", "end")),
+    (rf"(?<!Pro\s)(?<!Air\s)(?<!Mac\s)(?<!iMac\s)\b(?P<ypart>early|mid|late)[\s-]+(?:{_CENTURY_YEAR}(?!\s+(?:mac|imac|macbook|iphone|ipad|thinkpad|pro|air|model|edition)\b)|(?P<last_year>last\s+year)|this\s+year)\b", "year_part",
      ("early", "mid", "late")),
     # weeks of a month ("九月第一周", "the last week of August", "上个月最后一周")
     (rf"(?:(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月份?|(?P<rel>上上个?|上个?|这个?|本)月)的?"
@@ -173,11 +178,11 @@ _PATTERN_SOURCES = (
      rf"(?!{_LOWER_ABBREV}\b){_MONTH}(?:,?\s+{_YEAR})?\b", "month_part", ("beginning", "start", "middle", "end")),
     # a day of this month ("on the 15th", "since the 3rd", "from the 5th to the 12th")
     (r"\b(?:from|between)\s+the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\s+(?:to|and|until|till|through)"
-     r"\s+(?:the\s+)?(?P<day2>[12]?\d|3[01])(?:st|nd|rd|th)\b(?!\s+of\b)", "month_days", ("from", "between")),
+     rf"\s+(?:the\s+)?(?P<day2>[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;:!?)]|{_AFTER_DAY}\b))", "month_days", ("from", "between")),
     (r"\bthe\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\s+of\s+(?P<rel_en>last|this)\s+month\b", "month_days",
      ("month",)),
     (r"(?:\b(?:on|from)\s+|(?<=\bsince\s))the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\b"
-     rf"(?=\s*(?:$|[,.;:!?)]|{_AFTER_YEAR}\b))(?!\s+of\s+(?:[a-z]|\d))", "month_days", ("the",)),
+     rf"(?=\s*(?:$|[,.;:!?)]|{_AFTER_DAY}\b))", "month_days", ("the",)),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
      r"[一二三四五六七八九])\s*[日号]", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
@@ -208,7 +213,7 @@ _PATTERN_SOURCES = (
      rf"(?:\s+(?:of\s+)?(?:(?P<last_year>last\s+year)|(?P<this_year>this\s+year))\b)?(?![\s,]*\d)", "ym"),
     # a year: "2025年" (not "2025年8月", read above, nor 年代), "in 2025" (not "in 2000 ms")
     (rf"(?<![\d.#]){_YEAR}\s*年(?!\s*(?:\d|[一二三四五六七八九十])\s*月|代)|"
-     rf"(?:\b(?:in|during|throughout|of|from)\s+|(?<=\bsince\s)){_YEAR.replace('year', 'year_en')}"
+     rf"(?:\b(?:in|during|throughout|of)\s+|(?<=\bsince\s)){_YEAR.replace('year', 'year_en')}"
      rf"(?:\s*(?:-|–|to|through|and|or)\s*(?P<year2>\d{{4}}))?\b(?![-/.:]\d)"
      rf"(?=\s*(?:$|[,.;:!?)，。；：！？]|{_AFTER_YEAR}\b))", "year_abs"),
     (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
@@ -220,7 +225,8 @@ _PATTERN_SOURCES = (
     (rf"\b{_N}\s+years?\s+ago\s+today\b", "n_years_ago_today", ("today",)),
     (rf"\b{_N}\s+months?\s+ago\s+today\b", "n_months_ago_today", ("today",)),
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
-    (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s*号(?![线楼机位床门字码店仓库院厅房车桌件球箱])", "month_days", ("号",)),
+    (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
+     r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号", "!月", "!国庆", "!节")),
     (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
     (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
@@ -235,7 +241,7 @@ _PATTERN_SOURCES = (
     (r"上个?周末|\b(?:last|this\s+past)\s+weekend\b", "last_weekend"),
     (r"(?:这个?|本)?周末|\b(?:this|the)\s+weekend\b|\bover\s+the\s+weekend\b", "weekend"),
     (r"本周早些时候|这周早些时候|这周前几天|\bearlier\s+this\s+week\b", "earlier_this_week"),
-    (r"前几天|前些天|前一两天|前两天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b|"
+    (r"前几天|前些天|(?:(?<![\u4e00-\u9fff])|(?<=[我你他她们就在是的也还都说]))前一?两天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b|"
      r"\b(?:a\s+)?couple\s+(?:of\s+)?days\s+(?:ago|back)\b", "few_days_ago"),
     (r"\b(?:the\s+)?(?:last|past)\s+(?:few|couple(?:\s+of)?)\s+days\b", "last_few_days", ("few", "couple")),
     # hours back ("in the last 48 hours", "过去72小时"): every calendar day they touch
@@ -269,14 +275,14 @@ _PATTERN_SOURCES = (
     (rf"(?<![上这本下])(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
     (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
-    (rf"\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
+    (rf"(?<!every\s)(?<!each\s)\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
     (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", "week0"),
     (r"上上上(?:个)?月", "month-3"),
     (r"上上(?:个)?月|\bthe\s+month\s+before\s+last\b", "month-2"),
     (r"上(?:个)?月|\blast\s+month\b", "month-1"),
     (r"(?:这|本)(?:个)?月|\bthis\s+month\b", "month0"),
-    (r"大前年", "year-3", ("大前年",)), (r"(?<![目提以之])前年(?![龄级])|\bthe\s+year\s+before\s+last\b", "year-2", ("前年", "before")),
+    (r"大前年", "year-3", ("大前年",)), (r"(?<![目提以之大年节此前天])前年(?![轻假会报终后龄级纪])|\bthe\s+year\s+before\s+last\b", "year-2", ("前年", "before")),
     (r"去年|\blast\s+year\b", "year-1"), (r"今年|\bthis\s+year\b", "year0"),
     (rf"(?:最近|过去|近)\s*{_N}\s*(?:天|日)", "last_n_days"),
     (rf"\b(?:last|past)\s+{_N}\s+days\b", "last_n_days"),
@@ -284,8 +290,8 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前", "n_weeks_ago"),
     (rf"\b{_N}\s+weeks?\s+ago\b", "n_weeks_ago"),
     (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+ago\b", "n_months_ago"),
-    (r"半年(?:之|以)?前", "half_year_ago", ("半年",)),
-    (rf"{_N}\s*年(?:之|以)?前", "n_years_ago", ("年",)),
+    (r"半年(?:之|以)?前(?![端台])", "half_year_ago", ("半年",)),
+    (rf"{_N}\s*年(?:之|以)?前(?![端台])", "n_years_ago", ("年",)),
     (rf"\b{_N}\s+years?\s+ago\b", "n_years_ago", ("year",)),
 )
 _patterns: list = []  # [compiled or None, source, kind, the words it needs or None]
@@ -491,17 +497,22 @@ def _in_named_year(best: tuple, spans: list, today: date) -> tuple:
 
 
 # What joins the two ends of a stretch: "between Aug 11 and Aug 15", "10月1日到10月7日",
-# "from Sept 3 to Sept 9", "9月3日和9月9日之间", "上周一到上周三"; two compared are both
-# asked about ("上半年 vs 下半年", "9月还是10月"): the stretch from the first to the last.
-_RANGE_JOIN = re.compile(r"\s{0,3}(?:and|to|until|till|through|thru|or|vs\.?|versus|-|–|—|~|～|到|至|和|与|跟|"
-                         r"或者?|还是|、)\s{0,3}", re.I)
+# "from Sept 3 to Sept 9", "9月3日和9月9日之间", "上周一到上周三". Two compared are both
+# asked about, in either order ("上半年 vs 下半年", "8月或7月", "Q2 2024 vs Q2 2025"):
+# _EITHER_JOIN, the stretch from the earlier to the later (two years at most).
+_RANGE_JOIN = re.compile(r"\s{0,3}(?:and|to|until|till|through|thru|-|–|—|~|～|到|至|和|与|跟)\s{0,3}", re.I)
+_EITHER_JOIN = re.compile(r"\s{0,3}(?:or|vs\.?|versus|或者?|还是|、|比|对比)\s{0,3}", re.I)
 
 
 def _range(query: str, named: list):
     """(first, last) day of two named days joined as a range ([(days, where)]), else None."""
     if len(named) != 2:
         return None
-    (one, (_, b)), (other, (c, _)) = sorted(named, key=lambda n: n[1])
+    (one, (_, b)), (other, (c, d)) = sorted(named, key=lambda n: n[1])
+    if _EITHER_JOIN.fullmatch(query[b:c]) or _RANGE_JOIN.fullmatch(query[b:c]) and query[d:].lstrip(
+            ).startswith(("比", "对比", "相比")):  # "今年上半年和去年上半年比"
+        first, last = min(one[0], other[0]), max(one[1], other[1])
+        return (first, last) if (last - first).days <= 731 else None
     if not _RANGE_JOIN.fullmatch(query[b:c]):
         return None
     # each end is read as its last past day: "11月1日到11月30日" asked on the 26th put the
@@ -547,8 +558,10 @@ def _spans(text: str, today: date, ahead: int = 0) -> tuple:
     ahead_words: list = []
     spans: list = []
     for entry in _patterns:
-        if entry[3] and not any(t in low for t in entry[3]):
-            continue  # none of the words it needs: not compiled (each costs ~0.5 ms)
+        if entry[3] and (not any(t in low for t in entry[3] if t[0] != "!")
+                         or any(t[1:] in low for t in entry[3] if t[0] == "!")):
+            continue  # none of the words it needs (or one that names the month another way:
+            # "8月的周会，3号那次"): not compiled (each costs ~0.5 ms)
         if entry[0] is None:
             entry[0] = re.compile(entry[1], re.I)
         pattern, kind = entry[0], entry[2]

@@ -195,6 +195,6 @@ def test_a_time_pattern_is_skipped_only_for_texts_it_cannot_match(source, kind, 
     @given(st.from_regex(pattern))
     def holds_a_word(text):
         for m in pattern.finditer(text):
-            assert any(w in text.casefold() for w in words), (kind, text)
+            assert any(w in text.casefold() for w in words if w[0] != "!"), (kind, text)
 
     holds_a_word()

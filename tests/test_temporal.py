@@ -961,6 +961,7 @@ def test_sort_orders_and_the_present_tense_under_review(query, order):
     ("notes from the 5th to the 12th", "2026-10-05", "2026-10-13"),
     ("the 20th of last month", "2026-09-20", "2026-09-21"),
     ("8号的笔记", "2026-10-08", "2026-10-09"),
+    ("8号那天的会", "2026-10-08", "2026-10-09"),
     ("1号以来的工作日志", "2026-10-01", "2026-10-16"),
     ("上周三以来有什么新想法", "2026-10-07", "2026-10-16"),
     ("anything in the last 48 hours", "2026-10-13", "2026-10-16"),
@@ -979,7 +980,10 @@ def test_sort_orders_and_the_present_tense_under_review(query, order):
     ("我前两天说的那个方案", "2026-10-10", "2026-10-15"),
     ("what did I say a year ago today", "2025-10-15", "2025-10-16"),
     ("Monday morning's deploy", "2026-10-12", "2026-10-13"),
-    ("from 2025 about the side project", "2025-01-01", "2026-01-01"),
+    ("early 2025 I was learning Elixir", "2025-01-01", "2025-05-01"),
+    ("compare 上半年还是去年下半年", "2025-07-01", "2026-07-01"),  # compared, in either order
+    ("8月或7月的账单", "2026-07-01", "2026-09-01"),
+    ("今年上半年和去年上半年比", "2025-01-01", "2026-07-01"),
 ])
 def test_quarters_halves_parts_of_a_year_and_since_are_read(query, first, after_last):
     assert days(query) == (first, after_last)

@@ -67,7 +67,7 @@ def hard_exit(code: int) -> None:
     try:
         scratch = sys.modules.get("memory_core.scratch")
         if scratch is not None:
-            scratch.remove_all()  # os._exit runs no atexit
+            scratch.remove_all()  # os._exit runs no exit handlers
         sys.stderr.flush()
     finally:
         os._exit(code)

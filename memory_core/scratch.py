@@ -8,12 +8,10 @@ Without that, every search of a read-only folder left an index in the temp folde
 """
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import stat
 import tempfile
-import threading
 import time
 import weakref
 from pathlib import Path
@@ -21,8 +19,9 @@ from pathlib import Path
 PREFIX = "cursor-memory-ro-"
 STALE_SECONDS = 60  # a dead process's folder younger than this is left (a pid reused at once)
 
-_made: set = set()  # folders this process made and has not removed
-_lock = threading.Lock()
+# One per folder this process made: called (at exit, when its index is dropped, or by
+# remove_all) it removes the folder, once.
+_removers: list = []
 
 
 def scratch_index(root: Path, project=None):
@@ -31,39 +30,30 @@ def scratch_index(root: Path, project=None):
     from .sync import sync_text
     sweep()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
-    with _lock:
-        _made.add(folder)
     index = Index(root, path=folder / "index.sqlite", project=project)
-    weakref.finalize(index, remove, folder)
+    _removers.append(weakref.finalize(index, shutil.rmtree, folder, True))
     index.run(lambda conn: sync_text(conn, root, project=project, fix_modes=False))
     return index
 
 
-def remove(folder: Path) -> None:
-    with _lock:
-        _made.discard(folder)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@atexit.register
 def remove_all() -> None:
-    """Remove every scratch folder this process made (also called before a hard exit)."""
-    for folder in list(_made):
-        remove(folder)
+    """Remove every scratch folder this process made: before a hard exit (os._exit runs no
+    exit handlers; a normal exit runs the finalizers itself)."""
+    for remover in _removers:
+        remover()
 
 
-def sweep(tmp: str | None = None) -> int:
-    """Remove scratch folders whose process is gone; how many. POSIX only: on Windows a
-    process's liveness cannot be asked for without a handle, so a killed process's folder
-    stays until the temp folder is cleaned."""
+def sweep() -> None:
+    """Remove scratch folders whose process is gone. POSIX only: on Windows a process's
+    liveness cannot be asked for without a handle, so a killed process's folder stays until
+    the temp folder is cleaned."""
     if os.name != "posix":
-        return 0
-    tmp = tmp or tempfile.gettempdir()
+        return
+    tmp = tempfile.gettempdir()
     try:
         names = [n for n in os.listdir(tmp) if n.startswith(PREFIX)]
     except OSError:
-        return 0
-    removed = 0
+        return
     for name in names:
         pid = name[len(PREFIX):].split("-", 1)[0]
         if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
@@ -77,8 +67,6 @@ def sweep(tmp: str | None = None) -> int:
                 or time.time() - st.st_mtime < STALE_SECONDS):
             continue
         shutil.rmtree(path, ignore_errors=True)
-        removed += not os.path.lexists(path)
-    return removed
 
 
 def _alive(pid: int) -> bool:

@@ -117,7 +117,7 @@ _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|s
 
 AHEAD = "ahead"  # the kind of words that name no day because they name one ahead
 
-# (pattern, kind[, the words it needs]); the first pattern that matches a stretch of text
+# (pattern, kind[, the words it needs[, the words it is read unless]]): _Pattern; the first pattern that matches a stretch of text
 # wins it. The same patterns read a query (relative to now) and a record (relative to when
 # it was written). Compiled on first need: most texts name no date, and _MAYBE_DATE says so
 # cheaply; a pattern with words it needs is compiled only for a text holding one of them
@@ -226,7 +226,7 @@ _PATTERN_SOURCES = (
     (rf"\b{_N}\s+months?\s+ago\s+today\b", "n_months_ago_today", ("today",)),
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
     (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
-     r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号", "!月", "!国庆", "!节")),
+     r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号",), ("月", "国庆", "节")),
     (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
     (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
@@ -294,7 +294,29 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*年(?:之|以)?前(?![端台])", "n_years_ago", ("年",)),
     (rf"\b{_N}\s+years?\s+ago\b", "n_years_ago", ("year",)),
 )
-_patterns: list = []  # [compiled or None, source, kind, the words it needs or None]
+
+
+@dataclass
+class _Pattern:
+    """One of _PATTERN_SOURCES: compiled on first use, and only for a text that holds one of
+    the words it `needs` (when it lists any) and none of those it is read `unless` ("月":
+    "8月的周会，3号那次" names its month another way). Each compile costs ~0.5 ms."""
+    source: str
+    kind: str
+    needs: tuple = ()
+    unless: tuple = ()
+    compiled: re.Pattern | None = None
+
+    def for_text(self, folded: str) -> re.Pattern | None:
+        if self.needs and not any(w in folded for w in self.needs) or any(
+                w in folded for w in self.unless):
+            return None
+        if self.compiled is None:
+            self.compiled = re.compile(self.source, re.I)
+        return self.compiled
+
+
+_patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早季时]|day|night|week|month|year|ago|morning|quarter|hour|"
     r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
@@ -552,19 +574,15 @@ def _spans(text: str, today: date, ahead: int = 0) -> tuple:
     if not _MAYBE_DATE.search(text):
         return [], []
     if not _patterns:
-        _patterns.extend([None, *source, None][:4] for source in _PATTERN_SOURCES)
-    low = text.casefold()  # as re.I matches: "ſ" is an "s"
+        _patterns.extend(_Pattern(*source) for source in _PATTERN_SOURCES)
+    folded = text.casefold()  # as re.I matches: "ſ" is an "s"
     taken: list = []  # where each span was read, in step with spans
     ahead_words: list = []
     spans: list = []
     for entry in _patterns:
-        if entry[3] and (not any(t in low for t in entry[3] if t[0] != "!")
-                         or any(t[1:] in low for t in entry[3] if t[0] == "!")):
-            continue  # none of the words it needs (or one that names the month another way:
-            # "8月的周会，3号那次"): not compiled (each costs ~0.5 ms)
-        if entry[0] is None:
-            entry[0] = re.compile(entry[1], re.I)
-        pattern, kind = entry[0], entry[2]
+        pattern, kind = entry.for_text(folded), entry.kind
+        if pattern is None:
+            continue
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken + ahead_words):
                 continue
@@ -657,7 +675,7 @@ _YEAR_PARTS = {"初": (1, 2), "beginning": (1, 2), "start": (1, 2), "中": (6, 7
                "middle": (6, 7), "底": (12, 12), "末": (12, 12), "end": (12, 12),
                "early": (1, 4), "mid": (5, 8), "late": (9, 12)}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
-             "4th": 4, "一": 1, "二": 2, "三": 3, "四": 4}
+             "4th": 4, "一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _SEASONS = {"春": 3, "spring": 3, "夏": 6, "summer": 6, "秋": 9, "autumn": 9, "fall": 9,
             "冬": 12, "winter": 12}
 _HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一": ((5, 1), (5, 5)),
@@ -712,29 +730,21 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             month = _month_number(g["mon"])
             first = date(_named_year(g, today) or _latest_year(month, 1, today), month, 1)
         else:
-            first = today.replace(day=1)
             rel = g.get("rel") or g.get("rel_en") or ""
-            for _ in range(rel.count("上") + (rel.lower() == "last")):
-                first = (first - timedelta(days=1)).replace(day=1)
+            first = _months_back(today.replace(day=1), rel.count("上") + (rel.lower() == "last"))
         wk = (g.get("wk") or "").lower()
         if g.get("wkl") or wk == "last":
             end = _month_end(first)
             return end - timedelta(days=6), end
-        n = _ORDINALS.get(wk) or int(wk)
+        n = _ORDINALS[wk]
         return first + timedelta(days=7 * (n - 1)), first + timedelta(days=7 * n - 1)
     if kind == "month_days":  # this month's, or the last month's when still ahead
         day, day2 = int(g["day"]), int(g.get("day2") or g["day"])
-        first = today.replace(day=1)
-        if (g.get("rel_en") or "").lower() == "last" or day > today.day and not g.get("rel_en"):
-            first = (first - timedelta(days=1)).replace(day=1)
+        back = (g.get("rel_en") or "").lower() == "last" or day > today.day and not g.get("rel_en")
+        first = _months_back(today.replace(day=1), int(back))
         if day2 < day:
             return None
         return first.replace(day=day), first.replace(day=day2)
-    if kind == "weekend-2":
-        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
-        if saturday + timedelta(days=1) >= today:
-            saturday -= timedelta(days=7)
-        return saturday - timedelta(days=7), saturday - timedelta(days=6)
     if kind == "last_few_days":
         return today - timedelta(days=4), today
     if kind == "last_n_hours":
@@ -752,9 +762,10 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         n = _num(g.get("n") or "")
         if n is None or n > 200:
             return None
-        middle = _months_back(today, 12 * n)
-        return _months_back(middle, 1).replace(day=1), _month_end(
-            (middle.replace(day=28) + timedelta(days=4)).replace(day=1))
+        month = _months_back(today.replace(day=1), 12 * n)
+        if month is None:
+            return None
+        return _months_back(month, 1), _month_end(_months_back(month, -1))
     if kind == "past_wd":  # "this past Monday": the last one before today
         target = _WEEKDAYS_EN[g["wd"].lower()]
         d = today - timedelta(days=(today.weekday() - target - 1) % 7 + 1)
@@ -843,11 +854,13 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind.lstrip("-").isdigit():
         d = today + timedelta(days=int(kind))
         return d, d
-    if kind in ("last_weekend", "weekend"):
+    if kind in ("last_weekend", "weekend", "weekend-2"):
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
         if kind == "weekend" and today.weekday() >= 5:
             return saturday, today
         if saturday + timedelta(days=1) >= today:  # this weekend is not over: the one before
+            saturday -= timedelta(days=7)
+        if kind == "weekend-2":  # "上上个周末": the one before that
             saturday -= timedelta(days=7)
         return saturday, saturday + timedelta(days=1)
     if kind == "earlier_this_week":
@@ -942,8 +955,7 @@ def _part_of_year(kind: str, g: dict, today: date):
     if year is None:
         year = today.year - 1 if g.get("last_year") else today.year
     if kind == "quarter":
-        q = _ORDINALS.get((g.get("q") or g.get("q2") or g.get("qw") or "").lower())
-        q = q or int(g.get("q") or g.get("q2"))
+        q = _ORDINALS[(g.get("q") or g.get("q2") or g.get("qw")).lower()]
         first_month, last_month = 3 * q - 2, 3 * q
     elif kind == "half":
         h = 1 if (g.get("half") == "上" or g.get("h") == "1"

@@ -361,11 +361,7 @@ def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool =
     # Counting a term's rows walks its postings without scoring them (~1.5 ms for a whole
     # query at 100k records), and sees terms as the index does (stemmed, phrases matched).
     counts = {} if counts is None else counts
-    for t, _ in terms:
-        if (t,) not in counts:
-            counts[(t,)] = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                        (match_of([(t, 1)]),)).fetchone()[0]
-    cost = {t: w * counts[(t,)] for t, w in terms}
+    cost = {t: w * rows_matching(conn, (t,), counts) for t, w in terms}
     if sum(cost.values()) <= limit:
         return terms
     kept, spent = set(), 0
@@ -375,6 +371,20 @@ def affordable(conn, terms: list, budget: int | None = None, keep_rarest: bool =
         kept.add(t)
         spent += cost[t]
     return [tw for tw in terms if tw[0] in kept]
+
+
+def rows_matching(conn, phrases: tuple, counts: dict) -> int:
+    """The rows holding any of `phrases`, counted once a search (`counts`, keyed by the
+    phrases): a count walks the postings without scoring them."""
+    if phrases not in counts:
+        counts[phrases] = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                       (match_of([(p, 1) for p in phrases]),)).fetchone()[0]
+    return counts[phrases]
+
+
+def _idf(rows: int, holding: int) -> float:
+    """FTS5's bm25() idf of a phrase that `holding` of `rows` rows hold."""
+    return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)
 
 
 def across_languages(conn, found: list, bridged: list, weighted: list, concepts: list,
@@ -415,13 +425,8 @@ def across_languages(conn, found: list, bridged: list, weighted: list, concepts:
     per_idf = seen[key]
     rows = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
-    def idf(phrases) -> float:  # FTS5's, of the rows holding any of the phrases
-        if phrases not in counts:
-            counts[phrases] = conn.execute(
-                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                (match_of([(p, 1) for p in phrases]),)).fetchone()[0]
-        n = counts[phrases]
-        return max(math.log((rows - n + 0.5) / (n + 0.5)), 1e-6)
+    def idf(phrases) -> float:  # of the rows holding any of the phrases
+        return _idf(rows, rows_matching(conn, phrases, counts))
 
     # only the terms some candidate holds are counted in the index
     part = {t: {pk: idf((t,)) * v for pk, v in found_in.items()}
@@ -473,7 +478,7 @@ def _term_frequencies(conn, pks: list, terms) -> dict:
                 for t in terms:
                     hits = table.execute("SELECT rowid, bm25(c, ?, ?, ?) FROM c WHERE c MATCH ?",
                                          (*BM25_WEIGHTS, match_of([(t, 1)]))).fetchall()
-                    here = max(math.log((size - len(hits) + 0.5) / (len(hits) + 0.5)), 1e-6)
+                    here = _idf(size, len(hits))
                     out[t].update((pk, -s / here) for pk, s in hits if pk in wanted)
             finally:  # the table holds the sample alone again
                 table.execute("ROLLBACK TO candidates")

@@ -937,9 +937,10 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
     if kind == "n_days_ago":
         d = today - timedelta(days=n)
         return d, d
-    if kind == "n_weeks_ago":
-        d = today - timedelta(weeks=n)
-        return d - timedelta(days=3), d + timedelta(days=3)
+    if kind == "n_weeks_ago":  # that day give or take three, and its Monday-Sunday week:
+        d = today - timedelta(weeks=n)  # people mean either (bench/data/time-phrases)
+        monday = d - timedelta(days=d.weekday())
+        return min(d - timedelta(days=3), monday), max(d + timedelta(days=3), monday + timedelta(days=6))
     if kind == "n_months_ago":
         first = today.replace(day=1)
         for _ in range(n):

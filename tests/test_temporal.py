@@ -219,6 +219,15 @@ def test_more_ways_of_naming_days(query, first, after_last):
     assert days(query) == (first, after_last)
 
 
+@pytest.mark.parametrize("query", ["two weeks ago", "两周前", "2 weeks ago"])
+def test_n_weeks_ago_holds_that_day_and_its_calendar_week(query):
+    """Both helpers who wrote bench/data/time-phrases read "two weeks ago" as the Monday-Sunday
+    week; others mean the day give or take a few. Asked on a Monday (2026-10-12), the day is
+    Monday 09-28: its week runs to Sunday 10-04, three days either side start on 09-25."""
+    monday = datetime(2026, 10, 12, 9, 0, tzinfo=timezone.utc)
+    assert days(query, monday) == ("2026-09-25", "2026-10-05")
+
+
 @pytest.mark.parametrize("query, order", [
     ("are we still on Redis for sessions?", NEWEST), ("还在用 Jest 吗", NEWEST),
     ("TTL 后来改成多少了", NEWEST), ("最后定的端口是哪个", NEWEST),

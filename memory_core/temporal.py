@@ -992,14 +992,16 @@ _OWNER = r"(?:the|our|my|his|her|their|its|(?P<owner>[A-Z][a-z]+)'s)"
 _EV_EN = (r"(?P<ev>(?:(?:\d{4}|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?)\s+(?=[A-Za-z]))?"  # a year or a date,
           r"[A-Za-z][\w.-]{0,40}(?:'s)?"  # not "after 40 min"; "dance studio's grand
           r"(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # opening", "the 2025 audit", "the 9/30 release"
+_RIGHT = r"(?:right|just|immediately|directly)"
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
                re.I),
     # "the Monday before the launch", "on the Friday after Melanie's wedding"
-    re.compile(rf"\b(?:the\s+)?{_WD_EN}\s+(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
-    re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?P<rel>before|"
-               rf"after|of)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
+    # ("the Saturday right after CBT opened": an adverb changes nothing)
+    re.compile(rf"\b(?:the\s+)?{_WD_EN}\s+(?:{_RIGHT}\s+)?(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
+    re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?:" + _RIGHT +
+               r"\s+)?(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
     re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
                rf"\s+(?:(?P<det>{_OWNER})\s+)?{_EV_EN}"),  # "before the launch", "before launch"
@@ -1044,7 +1046,7 @@ _ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
 _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以)?(?P<ndir>前|后)|"
                rf"(?:之|以)?(?P<cdir>前|后)(?:的)?(?!两[天日]){_ZH_N.replace('<n>', '<n3>')}\s*(?P<cunit>天|日|周|个星期|个礼拜)(?![一二三四五六日天])|"
                rf"(?:之|以)?(?P<ndir2>后)(?:的)?第\s*{_ZH_N.replace('<n>', '<n2>')}\s*天|"
-               r"(?:之|以)?(?P<wdir>前|后)(?:那|的|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
+               r"(?:之|以)?(?P<wdir>前|后)(?:那|的|第一|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
     r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"

@@ -406,6 +406,12 @@ def test_a_day_named_brings_that_days_summary_even_in_other_words(mem, monkeypat
     ("what broke the night the pilot went live", Anchor("pilot live", 0, 1)),
     ("试点上线前那一周的周一改了什么", Anchor("试点上线", -7, -1, weekday=0)),
     ("What shipped the Friday after the launch?", Anchor("launch", 1, 7, weekday=4)),
+    # an adverb or "第一个" between the day and the event (devmem-third's tune half: the
+    # first was read as "right after", the second as a Saturday counted from today)
+    ("The Saturday right after CBT opened - what broke?", Anchor("CBT opened", 1, 7, weekday=5)),
+    ("the day just before the launch", Anchor("launch", -1, -1)),
+    ("the week right after the outage", Anchor("outage", 1, 7)),
+    ("封测开服后第一个周六出了什么问题", Anchor("封测开服", 1, 7, weekday=5)),
 ])
 def test_an_event_can_name_the_time(query, expected):
     assert parse(query, NOW).anchor == expected

@@ -743,3 +743,22 @@ def test_a_question_about_before_an_undated_event_still_finds_the_replaced_value
     at(monkeypatch, "2026-10-01T10:00:00Z")
     mem.save_fact("Redis TTL changed to 21600 seconds", supersedes=v1["id"])
     assert v1["id"] in ids(mem.search("what was the Redis TTL before the upgrade?", mode="fts"))
+
+
+def test_a_question_about_now_is_not_answered_by_a_newer_line_sharing_only_its_function_words(mem, monkeypatch):
+    """"lobby 那边还在用 Exposed 吗": 那边 (over there) and 用 (use) are no topic, but rare in a
+    small store they weighed as much as "Exposed", so the newest line holding them ("苹果那边
+    的构建暂时停掉，软发布用不上") was taken as about the question and put first
+    (devmem-third's tune half). Like 现在, they are stopwords now; so are 目前, 当前, 如今."""
+    from storeutil import at, first
+    at(monkeypatch, "2027-10-12T07:35:00Z")
+    old = mem.save_fact("harbor-lobby 用 Kotlin 1.9 + Ktor 2.3，ORM 先用 Exposed")["id"]
+    at(monkeypatch, "2027-10-19T08:13:00Z")
+    new = mem.save_fact("Migrated lobby-db from Exposed to jOOQ; codegen runs against the migrations")["id"]
+    at(monkeypatch, "2027-11-04T02:47:00Z")
+    mem.save_fact("苹果那边的构建暂时停掉，软发布用不上")
+    mem.save_fact("数据库迁移用 Flyway，脚本放在 services/lobby/lobby-db/db/migration")
+    at(monkeypatch, "2027-11-26T10:00:00Z")
+    assert first(mem, "lobby 那边还在用 Exposed 吗") == [new]
+    assert first(mem, "lobby 目前还在用 Exposed 吗") == [new]
+    assert old != new

@@ -19,7 +19,8 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import ASKS, asked_about, folded, index_terms, match_of, said_by, weighted_terms, words
+from .text import (ASKS, asked_about, folded, index_terms, match_of, said_by, weighted_terms, words,
+                   written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -250,6 +251,23 @@ def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | Non
            + (" AND " + where if where else "") + " ORDER BY s LIMIT ?")
     rows = conn.execute(sql, (*BM25_WEIGHTS, match, *params, k)).fetchall()
     return [(pk, -s) for pk, s in rows]
+
+
+def as_written(conn, found: list, names: list[str]) -> list:
+    """A keyword list in which the records that hold a name of the query as written
+    (text.written_names: "what's HARBOR_BATTLE"), not inside a longer one, come first, in
+    their order: the index matches the name by its parts, which `harbor-battle` shares.
+    Only the first PARTS_DEPTH entries are looked at."""
+    head = found[:PARTS_DEPTH]
+    if not names or not head:
+        return found
+    whole = re.compile("|".join(rf"(?<![\w.:/@#-]){re.escape(n)}(?![\w/@#-]|\.\w)" for n in names))
+    held = {pk for pk, content in conn.execute(
+        f"SELECT pk, content FROM chunks WHERE pk IN ({','.join('?' * len(head))})",
+        [pk for pk, _ in head]) if whole.search(content.lower())}
+    if not held:
+        return found
+    return [x for x in head if x[0] in held] + [x for x in head if x[0] not in held] + found[PARTS_DEPTH:]
 
 
 def _any_replaced(conn, found: list) -> bool:
@@ -1004,6 +1022,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     concepts = bilingual.concepts(query) if BRIDGE and mode != "vector" else []
     bridge = bilingual.other_terms(concepts)
     weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
+    names = written_names(query) if mode != "vector" else []
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -1048,6 +1067,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                                          budget=BRIDGE_POSTINGS, keep_rarest=False, counts=counts)
                 fts = across_languages(conn, fts, bridged, weighted, concepts, bridge, k,
                                        counts, scored)
+            fts = as_written(conn, fts, names)
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

@@ -729,3 +729,27 @@ def test_half_an_emoji_in_a_query_is_searched_not_raised_on(mem, mode):
     wanted = mem.save_fact("Redis TTL is 60 seconds")
     assert ids(mem.search("Redis\udfff TTL", mode=mode))[:1] == [wanted["id"]]
     mem.search("\ud800", mode=mode)  # answers
+
+
+def test_a_name_written_with_underscores_is_found_as_written_before_its_parts(mem):
+    """"what's HARBOR_BATTLE": the index reads the name as harbor + battle, which every line
+    about the harbor-battle service shares, so the one line holding the stream's name came
+    fifth behind notes that say harbor-battle twice (devmem-third's tune half)."""
+    mem.save_fact("harbor-battle is the battle server; harbor-battle runs one process per node")
+    mem.save_fact("CLS topics are harbor-battle-prod and harbor-lobby-prod; harbor-battle logs go there")
+    mem.save_fact("The harbor-battle image is pre-pulled: harbor-battle:v1.0.0 on every node")
+    mem.save_fact("Settlement events go over NATS JetStream: stream HARBOR_BATTLE, durable consumer lobby")
+    for mode in ("fts", "hybrid"):
+        hits = mem.search("what's HARBOR_BATTLE", limit=3, mode=mode)
+        assert "stream HARBOR_BATTLE" in hits[0].content, mode
+
+
+@pytest.mark.parametrize("query, names", [
+    ("what's HARBOR_BATTLE", ["harbor_battle"]),
+    ("src/app.py 里的 TODO", ["src/app.py"]),
+    ("alert:state:<vehicle_id> 存的什么", ["alert:state", "vehicle_id"]),
+    ("real-time on-call e.g. 10:30 v1.0 MEMORY.md", []),  # words, an abbreviation, a time, a version, a file
+])
+def test_written_names_are_those_with_underscores_dots_slashes_or_colons(query, names):
+    from memory_core.text import written_names
+    assert written_names(query) == names

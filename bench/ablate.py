@@ -116,9 +116,9 @@ def variants():
         ("- names as written", "HARBOR_BATTLE matched by its parts only, not first where written "
          "so (search.as_written)", lambda undo: _patch(search, "as_written",
                                                        lambda conn, found, names: found, undo)),
-        ("- frame stopwords", "那边 这边 那里 这里 目前 当前 如今 用 searched as words",
+        ("- frame stopwords", "那边 这边 那里 这里 目前 当前 如今 searched as words",
          lambda undo: _patch(text, "STOPWORDS_ZH", text.STOPWORDS_ZH - set(
-             "那边 这边 那里 这里 目前 当前 如今 用".split()), undo)),
+             "那边 这边 那里 这里 目前 当前 如今".split()), undo)),
     ]
 
     levers = [apply for name, _, apply in out[1:] if not name.startswith("  ")]

@@ -19,8 +19,8 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import (ASKS, asked_about, folded, index_terms, match_of, said_by, weighted_terms, words,
-                   written_names)
+from .text import (ASKS, asked_about, folded, index_terms, match_of, name_phrase, said_by,
+                   weighted_terms, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -254,20 +254,31 @@ def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | Non
 
 
 def as_written(conn, found: list, names: list[str]) -> list:
-    """A keyword list in which the records that hold a name of the query as written
-    (text.written_names: "what's HARBOR_BATTLE"), not inside a longer one, come first, in
-    their order: the index matches the name by its parts, which `harbor-battle` shares.
-    Only the first PARTS_DEPTH entries are looked at."""
+    """A keyword list in which a name of the query (text.written_names: "what's
+    HARBOR_BATTLE") counts twice in the records that write it as the query does, not inside
+    a longer name: the index matches it by its parts, which `harbor-battle` shares, so
+    without this every record saying harbor-battle ties with the one naming the stream.
+    Twice, not first: a line that only mentions `user_id` does not pass the one that
+    answers the rest of the question. Only the first PARTS_DEPTH entries are rescored."""
     head = found[:PARTS_DEPTH]
     if not names or not head:
         return found
-    whole = re.compile("|".join(rf"(?<![\w.:/@#-]){re.escape(n)}(?![\w/@#-]|\.\w)" for n in names))
-    held = {pk for pk, content in conn.execute(
-        f"SELECT pk, content FROM chunks WHERE pk IN ({','.join('?' * len(head))})",
-        [pk for pk, _ in head]) if whole.search(content.lower())}
-    if not held:
+    pks = [pk for pk, _ in head]
+    contents = dict(conn.execute(f"SELECT pk, lower(content) FROM chunks WHERE pk IN "
+                                 f"({','.join('?' * len(pks))})", pks))
+    extra: dict = {}
+    for name in names:  # touching no Latin letter, digit, _ or - (Chinese may touch it)
+        whole = re.compile(rf"(?<![a-z0-9_-]){re.escape(name)}(?![a-z0-9_-]|\.[a-z0-9])")
+        held = [pk for pk in pks if whole.search(contents.get(pk) or "")]
+        if not held:
+            continue
+        sql = (f"SELECT rowid, bm25(chunks_fts, ?, ?, ?) FROM chunks_fts WHERE chunks_fts MATCH ? "
+               f"AND rowid IN ({','.join('?' * len(held))})")
+        for pk, score in conn.execute(sql, (*BM25_WEIGHTS, match_of([(name_phrase(name), 1)]), *held)):
+            extra[pk] = extra.get(pk, 0.0) - score
+    if not extra:
         return found
-    return [x for x in head if x[0] in held] + [x for x in head if x[0] not in held] + found[PARTS_DEPTH:]
+    return sorted(((pk, s + extra.get(pk, 0.0)) for pk, s in head), key=lambda x: -x[1]) + found[PARTS_DEPTH:]
 
 
 def _any_replaced(conn, found: list) -> bool:

@@ -998,10 +998,12 @@ _EN_ANCHORS = (
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
                re.I),
     # "the Monday before the launch", "on the Friday after Melanie's wedding"
-    # ("the Saturday right after CBT opened": an adverb changes nothing)
-    re.compile(rf"\b(?:the\s+)?{_WD_EN}\s+(?:{_RIGHT}\s+)?(?P<rel>before|after)\s+(?:{_OWNER}\s+)?{_EV_EN}", re.I),
-    re.compile(r"\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?:" + _RIGHT +
-               r"\s+)?(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
+    # ("the Saturday right after CBT opened": an adverb changes nothing after "the"; "last
+    # Friday right after lunch" is last Friday, "on Monday right after the standup" Monday)
+    re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
+               rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
+    re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?(the)(?:"
+               + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
     re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
                rf"\s+(?:(?P<det>{_OWNER})\s+)?{_EV_EN}"),  # "before the launch", "before launch"
@@ -1046,7 +1048,7 @@ _ZH_N = r"(?P<n>\d{1,3}|[一二三四五六七八九十两]{1,3})"
 _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以)?(?P<ndir>前|后)|"
                rf"(?:之|以)?(?P<cdir>前|后)(?:的)?(?!两[天日]){_ZH_N.replace('<n>', '<n3>')}\s*(?P<cunit>天|日|周|个星期|个礼拜)(?![一二三四五六日天])|"
                rf"(?:之|以)?(?P<ndir2>后)(?:的)?第\s*{_ZH_N.replace('<n>', '<n2>')}\s*天|"
-               r"(?:之|以)?(?P<wdir>前|后)(?:那|的|第一|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
+               r"(?<![然最今目提])(?:之|以)?(?P<wdir>前|后)(?:那|的|第一|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])")
 _ZH_ANCHOR = re.compile(
     r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
@@ -1304,6 +1306,8 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         return None
     g = m.groupdict()
     rel = re.sub(r"\s+", " ", g["rel"].lower()).replace("following", "after")
+    if g["n"] or g["unit"] or g["wd"]:  # "the day right after August 3": the day after
+        rel = rel.replace("right ", "").replace("just ", "")
     dated = any(ch.isdigit() for ch in query[lo:hi])  # not "before Monday"
     weekday = None
     if not one:

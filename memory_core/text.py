@@ -44,7 +44,7 @@ STOPWORDS_ZH = frozenset("""
 的 了 是 在 和 与 及 也 都 就 很 还 又 这 那 有 没 不 吗 呢 吧 啊 呀 哦 嗯 着 过 得 地 么 把 被 给 对 我 你 他 她 它
 们 个 之 其 而 或 但 让 从 向 于 为 以 将 会 能 要 可 该 去 来 上 下 中 说 什么 怎么 怎样 如何 哪些 哪个 哪里 为什么
 是否 有没有 是不是 我们 你们 他们 她们 它们 这个 那个 这些 那些 一个 一下 现在 当时 时候 的话 就是 还是 或者 然后
-所以 因为 如果 可以 已经 之前 以后 一些 以及 多少 几个 吗 呢 那边 这边 那里 这里 目前 当前 如今 用
+所以 因为 如果 可以 已经 之前 以后 一些 以及 多少 几个 吗 呢 那边 这边 那里 这里 目前 当前 如今
 """.split())
 
 
@@ -398,16 +398,27 @@ def _plain_terms(text: str, terms: list, chars: bool = False) -> None:
             terms.append((low, low in STOPWORDS_EN))
 
 
+# A clock time is no name ("2:30pm", "10:30am").
+_CLOCK = re.compile(r"\d{1,2}(?::\d{2}){1,2}(?:am|pm)?", re.I)
+MAX_NAMES = 8  # a query's names looked for as written (each a pass over the first hits)
+
+
 def written_names(query: str) -> list[str]:
     """The names a query writes out with `_ / : @ #` in them (HARBOR_BATTLE, cheat_flags,
-    src/app.py, alert:state), lowercased: the index reads them as their parts, so
-    `harbor-battle` matches HARBOR_BATTLE there (search.as_written puts the name as written
-    first). A hyphen or a dot alone makes none: "real-time" and "on-call" are words, "v1.0"
-    a version that "v1.0.1" is not, "MEMORY.md" as often the place a question names."""
+    src/app.py, alert:state), lowercased, at most MAX_NAMES: the index reads them as their
+    parts, so `harbor-battle` matches HARBOR_BATTLE there (search.as_written counts the name
+    again where it is written so). A hyphen or a dot alone makes none: "real-time" and
+    "on-call" are words, "v1.0" a version that "v1.0.1" is not, "MEMORY.md" as often the
+    place a question names; nor does a clock time ("2:30pm")."""
     return list(dict.fromkeys(
         m.group().lower() for m in _IDENT.finditer(folded(query))
         if len(m.group()) >= 4 and re.search(r"[_/:@#]", m.group())
-        and re.search(r"[^\W\d_]", m.group())))
+        and re.search(r"[^\W\d_]", m.group()) and not _CLOCK.fullmatch(m.group())))[:MAX_NAMES]
+
+
+def name_phrase(name: str) -> str:
+    """A name as the FTS5 phrase of its parts (HARBOR_BATTLE: "harbor battle")."""
+    return " ".join(_TOKEN.findall(name))
 
 
 def _all_stop_chars(s: str) -> bool:
@@ -448,6 +459,12 @@ def words(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# A verb that says nothing of what a question is about when it stands alone ("还在用 Exposed
+# 吗"): no word for aboutness, though no stopword either, since a stopword character is cut
+# out of the words it starts (用例, 用量, 禁用).
+_LIGHT_ZH = frozenset({"用"})
+
+
 def _plain_words(text: str, out: list) -> None:
     for m in _TOKEN.finditer(text):
         tok = m.group()
@@ -457,7 +474,7 @@ def _plain_words(text: str, out: list) -> None:
                 out.append(low)
             continue
         for w in segment(tok):
-            if w not in STOPWORDS_ZH and not _all_stop_chars(w):
+            if w not in STOPWORDS_ZH and w not in _LIGHT_ZH and not _all_stop_chars(w):
                 out.append(bigram_phrase(w))
 
 

@@ -749,7 +749,8 @@ def test_a_question_about_now_is_not_answered_by_a_newer_line_sharing_only_its_f
     """"lobby 那边还在用 Exposed 吗": 那边 (over there) and 用 (use) are no topic, but rare in a
     small store they weighed as much as "Exposed", so the newest line holding them ("苹果那边
     的构建暂时停掉，软发布用不上") was taken as about the question and put first
-    (devmem-third's tune half). Like 现在, they are stopwords now; so are 目前, 当前, 如今."""
+    (devmem-third's tune half). Like 现在, 那边 is a stopword now, and so are 目前, 当前, 如今;
+    用 alone is no word for aboutness (a stopword character would be cut out of 用例)."""
     from storeutil import at, first
     at(monkeypatch, "2027-10-12T07:35:00Z")
     old = mem.save_fact("harbor-lobby 用 Kotlin 1.9 + Ktor 2.3，ORM 先用 Exposed")["id"]

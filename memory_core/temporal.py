@@ -30,6 +30,7 @@ class Anchor:
     last: int | None
     weekday: int | None = None  # "上线前那周的周一", "the Friday after launch": that day of it
     until: str | None = None  # "between the load test and the phase-2 one": the second event
+    days: int = 1  # from the weekday: 2 for a weekend ("上线后第一个周末": Saturday, Sunday)
 
     def stretch(self, first_day: date, last_day: date, now: datetime) -> tuple:
         """(start, end), aware local midnights, of the stretch around an event that took
@@ -39,9 +40,9 @@ class Anchor:
                  first_day + timedelta(days=a) if a <= 0 else last_day + timedelta(days=a))
         last = (now.astimezone().date() if b is None else
                 last_day + timedelta(days=b) if b >= 0 else first_day + timedelta(days=b))
-        if self.weekday is not None:  # the week's stretch holds one such day
+        if self.weekday is not None:  # the week's stretch holds one such day (or weekend)
             first += timedelta(days=(self.weekday - first.weekday()) % 7)
-            last = first
+            last = first + timedelta(days=self.days - 1)
         return _local_midnight(first), _local_midnight(max(first, last) + timedelta(days=1))
 
 
@@ -980,8 +981,7 @@ _STRETCH = {"on": (0, 0), "day before": (-1, -1), "day after": (1, 1), "week bef
 _EN_UNIT_REL = {("day", "before"): "day before", ("night", "before"): "day before",
                 ("evening", "before"): "day before", ("morning", "before"): "day before",
                 ("day", "after"): "day after", ("morning", "after"): "day after",
-                ("week", "before"): "week before", ("weekend", "before"): "days before",
-                ("week", "after"): "week after", ("weekend", "after"): "days after",
+                ("week", "before"): "week before", ("week", "after"): "week after",
                 ("week", "of"): "week of"}
 _EN_REL = {"before": "before", "prior to": "before", "ahead of": "before", "after": "after",
            "following": "after", "since": "since", "right before": "just before",
@@ -1049,7 +1049,8 @@ _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以
                rf"(?:之|以)?(?P<cdir>前|后)(?:的)?(?!两[天日]){_ZH_N.replace('<n>', '<n3>')}\s*(?P<cunit>天|日|周|个星期|个礼拜)(?![一二三四五六日天])|"
                rf"(?:之|以)?(?P<ndir2>后)(?:的)?第\s*{_ZH_N.replace('<n>', '<n2>')}\s*天|"
                r"(?<![然最今目提])(?:之|以)?(?P<wdir>前|后)(?:那|的|第一|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
-               r"(?P<wd>[一二三四五六日天])")
+               r"(?P<wd>[一二三四五六日天])|"
+               r"(?<![然最今目提])(?:之|以)?(?P<edir>前|后)(?:那|的|第一|一|个|这){0,6}?周末")
 _ZH_ANCHOR = re.compile(
     r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
     r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|"
@@ -1139,7 +1140,7 @@ def _anchor(query: str):
             if "det" in g and g["det"] is None and (  # "before launch", but not "before Monday"
                     words[0].lower() in _NOT_EVENT_DAY or _names_a_time(" ".join(words))):
                 continue
-            weekday = None
+            weekday, days = None, 1
             if g.get("n"):
                 stretch = _counted(g["n"], g["unit"].lower().startswith("week"),
                                    g["rel"].lower() != "after")
@@ -1148,6 +1149,8 @@ def _anchor(query: str):
                 stretch = _STRETCH["week " + g["rel"].lower()]
             elif clause:
                 stretch = _CLAUSE_STRETCH[g["unit"]]
+            elif g.get("unit") and g["unit"].lower() == "weekend" and g["rel"].lower() != "of":
+                stretch, weekday, days = _STRETCH["week " + g["rel"].lower()], 5, 2
             elif g.get("unit"):
                 stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower())))
             elif g.get("rel"):
@@ -1157,7 +1160,7 @@ def _anchor(query: str):
             if stretch is None:
                 continue
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
-            return Anchor(event, *stretch, weekday=weekday), m.span(), m.span("ev")
+            return Anchor(event, *stretch, weekday=weekday, days=days), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
         first, _, rest = event.partition(" ")
@@ -1175,7 +1178,8 @@ def _anchor(query: str):
         stretch, weekday = _zh_relation(m)
         if stretch is None:
             continue
-        return Anchor(event, *stretch, weekday=weekday), (m.end("ev"), m.end()), m.span("ev")
+        return (Anchor(event, *stretch, weekday=weekday, days=2 if m["edir"] else 1),
+                (m.end("ev"), m.end()), m.span("ev"))
     return None
 
 
@@ -1189,6 +1193,8 @@ def _zh_relation(m) -> tuple:
                         m["ndir"] == "前"), None
     if m["wd"]:
         return _STRETCH["week before" if m["wdir"] == "前" else "week after"], _WEEKDAYS_ZH[m["wd"]]
+    if m["edir"]:  # a weekend: its Saturday (the caller makes it two days)
+        return _STRETCH["week before" if m["edir"] == "前" else "week after"], 5
     return _STRETCH[_zh_rel(m)], None
 
 

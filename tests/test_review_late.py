@@ -385,13 +385,11 @@ def test_the_day_right_after_a_date_is_the_next_day():
     assert start_of("what happened the day right after 2027-11-10?") == "2027-11-11"
 
 
-@pytest.mark.xfail(strict=True, reason="an event's weekend is two days, and an Anchor holds one "
-                   "weekday: 上线后第一个周末 is read as last weekend, as before the change")
 def test_the_first_weekend_after_launch_counts_from_the_launch():
-    """Not a regression, a gap: 第一个 is allowed before 周六 but not before 周末, so
-    "上线后第一个周末" is still last weekend counted from today, not the launch's first weekend."""
+    """Not a regression, a gap (closed since): "上线后第一个周末" was last weekend counted from
+    today, not the launch's first weekend."""
     h = parse("上线后第一个周末出了什么事", NOW)
-    assert h.anchor is not None and h.anchor.event == "上线"
+    assert h.anchor == Anchor("上线", 1, 7, weekday=5, days=2)
 
 
 @pytest.mark.parametrize("query, expected", [

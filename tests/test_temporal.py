@@ -447,6 +447,19 @@ def test_days_counted_from_an_event_are_not_counted_from_today(query):
     assert days(query) is None
 
 
+@pytest.mark.parametrize("query, expected", [
+    ("上线后第一个周末出了什么事", Anchor("上线", 1, 7, weekday=5, days=2)),
+    ("上线前的那个周末谁值班", Anchor("上线", -7, -1, weekday=5, days=2)),
+    ("what broke the weekend after the launch", Anchor("launch", 1, 7, weekday=5, days=2)),
+])
+def test_a_weekend_around_an_event_is_its_saturday_and_sunday(query, expected):
+    """Was one to three days after it ("the weekend after") or last weekend ("上线后第一个周末")."""
+    assert parse(query, NOW).anchor == expected
+    launch = date(2027, 3, 30)  # a Tuesday
+    start, end = expected.stretch(launch, launch, NOW)
+    assert (end - start).days == 2 and start.weekday() == 5
+
+
 def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     launch = date(2027, 3, 29)  # a Monday
     monday_before = Anchor("launch", -7, -1, weekday=0).stretch(launch, launch, NOW)

@@ -474,6 +474,7 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     "What did Caroline find during her walk?",  # during: the topic, not a time
     "what did we do the other day",
     "Which day did we deploy?",
+    "What was the closed beta's day-7 retention?",  # was the event "s" (devmem-third)
     "before we switched to Drizzle what did we use",  # no event phrase after "before"
     "Redis TTL 现在是多少？",
     "那次数据库迁移是谁负责的？",  # the event asked about, not a time around it

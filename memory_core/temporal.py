@@ -1151,7 +1151,7 @@ def _anchor(query: str):
             elif clause:
                 stretch = _CLAUSE_STRETCH[g["unit"]]
             elif g.get("unit") and g["unit"].lower() == "weekend" and g["rel"].lower() != "of":
-                stretch, weekday, days = _STRETCH["week " + g["rel"].lower()], 5, 2
+                stretch, weekday, days = _weekend_around(g["rel"].lower() == "before")
             elif g.get("unit"):
                 stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower())))
             elif g.get("rel"):
@@ -1176,27 +1176,32 @@ def _anchor(query: str):
         if (not event or len(event) < 2 and not event.isascii() and event not in _BREAKS
                 or _TIME_WORDS.match(event) or _EVERY.match(event)):
             continue
-        stretch, weekday = _zh_relation(m)
+        stretch, weekday, days = _zh_relation(m)
         if stretch is None:
             continue
-        return (Anchor(event, *stretch, weekday=weekday, days=2 if m["edir"] else 1),
-                (m.end("ev"), m.end()), m.span("ev"))
+        return Anchor(event, *stretch, weekday=weekday, days=days), (m.end("ev"), m.end()), m.span("ev")
     return None
 
 
 def _zh_relation(m) -> tuple:
-    """(stretch, weekday) of the Chinese words placing a time around an event (a match of
-    _ZH_ANCHOR or _ZH_AFTER_DAY); stretch None when a count is no number."""
+    """(stretch, weekday, days from it) of the Chinese words placing a time around an event
+    (a match of _ZH_ANCHOR or _ZH_AFTER_DAY); stretch None when a count is no number."""
     if m["n3"]:  # "上线后三天": the three days after it
-        return _following(m["n3"], m["cunit"] not in "天日", m["cdir"] == "前"), None
+        return _following(m["n3"], m["cunit"] not in "天日", m["cdir"] == "前"), None, 1
     if m["n"] or m["n2"]:
         return _counted(m["n"] or m["n2"], m["nunit"] is not None and m["nunit"] not in "天日",
-                        m["ndir"] == "前"), None
+                        m["ndir"] == "前"), None, 1
     if m["wd"]:
-        return _STRETCH["week before" if m["wdir"] == "前" else "week after"], _WEEKDAYS_ZH[m["wd"]]
-    if m["edir"]:  # a weekend: its Saturday (the caller makes it two days)
-        return _STRETCH["week before" if m["edir"] == "前" else "week after"], 5
-    return _STRETCH[_zh_rel(m)], None
+        return _STRETCH["week before" if m["wdir"] == "前" else "week after"], _WEEKDAYS_ZH[m["wd"]], 1
+    if m["edir"]:  # "上线后第一个周末"
+        return _weekend_around(m["edir"] == "前")
+    return _STRETCH[_zh_rel(m)], None, 1
+
+
+def _weekend_around(before: bool) -> tuple:
+    """(stretch, weekday, days) of the weekend before or after an event: the Saturday and
+    Sunday of the week's stretch ("the weekend after the launch", "上线前的那个周末")."""
+    return _STRETCH["week before" if before else "week after"], 5, 2
 
 
 # A day the calendar names, and then where the time stands to it: "8月3日前三天",
@@ -1292,7 +1297,7 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         return found((0, 0), weekend.end(), _weekend(day[0], weekend["dir"] == "后"))
     if one and rel and (dated or name not in ("before", "after")):
         # a day, unlike an event, is all before or after what it names
-        stretch, weekday = {"before": ((None, -1), None), "after": ((1, None), None)}.get(
+        stretch, weekday, _ = {"before": ((None, -1), None, 1), "after": ((1, None), None, 1)}.get(
             name) or _zh_relation(rel)
         if stretch is not None:
             return found(stretch, rel.end(), weekday=weekday)

@@ -374,8 +374,7 @@ def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:
     pos = 0
     for m in _IDENT.finditer(text):
         _plain_terms(text[pos:m.start()], terms, chars)
-        parts = [p.lower() for p in _TOKEN.findall(m.group())]
-        terms.append((" ".join(parts), False))
+        terms.append((name_phrase(m.group()), False))
         pos = m.end()
     _plain_terms(text[pos:], terms, chars)
     return terms
@@ -417,8 +416,9 @@ def written_names(query: str) -> list[str]:
 
 
 def name_phrase(name: str) -> str:
-    """A name as the FTS5 phrase of its parts (HARBOR_BATTLE: "harbor battle")."""
-    return " ".join(_TOKEN.findall(name))
+    """A name as the FTS5 phrase of its parts (HARBOR_BATTLE: "harbor battle"), as the
+    keyword side and aboutness match an identifier."""
+    return " ".join(p.lower() for p in _TOKEN.findall(name))
 
 
 def _all_stop_chars(s: str) -> bool:
@@ -453,7 +453,7 @@ def words(text: str) -> list[str]:
     pos = 0
     for m in _IDENT.finditer(text):
         _plain_words(text[pos:m.start()], out)
-        out.append(" ".join(p.lower() for p in _TOKEN.findall(m.group())))
+        out.append(name_phrase(m.group()))
         pos = m.end()
     _plain_words(text[pos:], out)
     return list(dict.fromkeys(out))

@@ -1287,8 +1287,8 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
     if "(" in query[lo:hi] or "（" in query[lo:hi]:  # "8月3日（周一）前一天"
         hi += len(query[hi:hi + 2]) - len(query[hi:hi + 2].lstrip(")） "))
 
-    def found(stretch, end, days=day, weekday=None):
-        return Anchor(query[lo:hi], *stretch, weekday=weekday), (hi, end), (lo, hi), days
+    def found(stretch, end, days=day, weekday=None, span=1):
+        return Anchor(query[lo:hi], *stretch, weekday=weekday, days=span), (hi, end), (lo, hi), days
 
     weekend, rel = _ZH_WEEKEND_OF_DAY.match(query, hi), _ZH_AFTER_DAY.match(query, hi)
     around, since = _ZH_AROUND_DAY.match(query, hi), _ZH_SINCE_DAY.match(query, hi)
@@ -1297,10 +1297,10 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         return found((0, 0), weekend.end(), _weekend(day[0], weekend["dir"] == "后"))
     if one and rel and (dated or name not in ("before", "after")):
         # a day, unlike an event, is all before or after what it names
-        stretch, weekday, _ = {"before": ((None, -1), None, 1), "after": ((1, None), None, 1)}.get(
+        stretch, weekday, span = {"before": ((None, -1), None, 1), "after": ((1, None), None, 1)}.get(
             name) or _zh_relation(rel)
-        if stretch is not None:
-            return found(stretch, rel.end(), weekday=weekday)
+        if stretch is not None:  # ("8月3日后第一个周末": its Saturday and Sunday)
+            return found(stretch, rel.end(), weekday=weekday, span=span)
     if one and around:  # "8月3日前后"
         return found((-3, 3), around.end())
     if since and (dated or not one or since["ever"]):  # "8月3日以来", "8月以来", "周三以来"

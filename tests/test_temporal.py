@@ -460,6 +460,11 @@ def test_a_weekend_around_an_event_is_its_saturday_and_sunday(query, expected):
     assert (end - start).days == 2 and start.weekday() == 5
 
 
+def test_the_first_weekend_after_a_calendar_day_is_its_saturday_and_sunday():
+    """"8月3日后第一个周末" was that Saturday alone (8月3日后的周末 was both already)."""
+    assert days("8月3日后第一个周末谁值班") == days("8月3日后的周末谁值班") == ("2026-08-08", "2026-08-10")
+
+
 def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     launch = date(2027, 3, 29)  # a Monday
     monday_before = Anchor("launch", -7, -1, weekday=0).stretch(launch, launch, NOW)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How `temporal.parse` reads the stretch each question of bench/data/time-phrases names:
 exactly, a stretch that holds it, one that overlaps it, a wrong one, or none, per set and
-language.
+language; and for a question that names no stretch ("the 30-day retention policy", start
+null), whether it is left unread ("quiet") or given one ("misread").
 
     python bench/time_phrases.py      # a second; writes bench/results/time-phrases.json/.md
 """
@@ -17,18 +18,22 @@ sys.path.insert(0, str(HERE.parent))
 
 DATA = HERE / "data" / "time-phrases"
 NOW = {"first": datetime(2026, 9, 30, 10, tzinfo=timezone.utc),
-       "second": datetime(2027, 3, 14, 10, tzinfo=timezone.utc)}
+       "second": datetime(2027, 3, 14, 10, tzinfo=timezone.utc),
+       "third": datetime(2027, 7, 6, 10, tzinfo=timezone.utc)}
 KINDS = ("exact", "holds", "overlaps", "wrong", "none")
+NEGATIVE_KINDS = ("quiet", "misread")
 
 
-def reading(query: str, now: datetime, start: date, end: date) -> tuple:
-    """(kind, (first, last) read or None) for one question."""
+def reading(query: str, now: datetime, start: date | None, end: date | None) -> tuple:
+    """(kind, (first, last) read or None) for one question; start None: it names none."""
     from memory_core.temporal import parse
 
     hint = parse(query, now)
     if hint.start is None:
-        return "none", None
+        return ("none" if start is not None else "quiet"), None
     got = (hint.start.date(), (hint.end - timedelta(days=1)).date())
+    if start is None:
+        return "misread", got
     if got == (start, end):
         return "exact", got
     if got[0] <= start and got[1] >= end:
@@ -39,15 +44,19 @@ def reading(query: str, now: datetime, start: date, end: date) -> tuple:
 def score(name: str) -> dict:
     rows: dict = {}
     misses = []
+    negatives: dict = {}
     for q in json.loads((DATA / f"{name}.json").read_text(encoding="utf-8")):
-        kind, got = reading(q["query"], NOW[name], date.fromisoformat(q["start"]),
-                            date.fromisoformat(q["end"]))
-        cell = rows.setdefault(q["lang"], dict.fromkeys(KINDS, 0))
+        named = q["start"] is not None
+        kind, got = reading(q["query"], NOW[name],
+                            date.fromisoformat(q["start"]) if named else None,
+                            date.fromisoformat(q["end"]) if named else None)
+        cell = (rows if named else negatives).setdefault(
+            q["lang"], dict.fromkeys(KINDS if named else NEGATIVE_KINDS, 0))
         cell[kind] += 1
-        if kind != "exact":
+        if kind not in ("exact", "quiet"):
             misses.append({"query": q["query"], "want": [q["start"], q["end"]], "kind": kind,
                            "read": [d.isoformat() for d in got] if got else None})
-    return {"now": NOW[name].isoformat(), "rows": rows, "misses": misses}
+    return {"now": NOW[name].isoformat(), "rows": rows, "negatives": negatives, "misses": misses}
 
 
 def render(results: dict) -> str:
@@ -62,11 +71,18 @@ def render(results: dict) -> str:
                 total[k] += cell[k]
         out.append(f"| **{name}** | all | {sum(total.values())} | "
                    + " | ".join(f"**{total[k]}**" for k in KINDS) + " |")
+    out += ["", "Questions that name no stretch:", "",
+            "| set | language | questions | " + " | ".join(NEGATIVE_KINDS) + " |",
+            "|---|---|---|" + "---|" * len(NEGATIVE_KINDS)]
+    for name, res in results.items():
+        for lang, cell in sorted(res.get("negatives", {}).items()):
+            out.append(f"| {name} | {lang} | {sum(cell.values())} | "
+                       + " | ".join(str(cell[k]) for k in NEGATIVE_KINDS) + " |")
     return "\n".join(out) + "\n"
 
 
 def main() -> int:
-    results = {name: score(name) for name in NOW}
+    results = {name: score(name) for name in NOW if (DATA / f"{name}.json").exists()}
     table = render(results)
     print(table)
     out = HERE / "results"

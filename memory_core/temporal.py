@@ -133,6 +133,13 @@ _PATTERN_SOURCES = (
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}(?![0-9A-Za-z])", "ymd"),
+    # a month and day written with a slash (6/28), only where the words make it a date: after
+    # "on", "since", "from" and the like, as a range ("6/1 到 6/10", "6/1-6/10"), or before
+    # 那天 / 当天 / 那次; not "1/2 of the nodes", "50/50", a path, a ratio or "v1/2"
+    (r"(?:(?:\b(?:on|since|from|between|before|after|until|till|by)\s+)(?P<mon>1[0-2]|0?[1-9])/"
+     r"(?P<day>3[01]|[12]\d|0?[1-9])(?![\w/.:%-])(?!\s+of\b)|(?<![\w/.:#-])(?P<mon_r>1[0-2]|0?[1-9])/"
+     r"(?P<day_r>3[01]|[12]\d|0?[1-9])(?:\s{0,3}(?:到|至|~|-|–|to|through|until|and)\s{0,3}(?P<mon2>1[0-2]|0?[1-9])/"
+     r"(?P<day2>3[01]|[12]\d|0?[1-9])|(?=\s{0,3}(?:那天|当天|那次|那一天)))(?![\w/.:%-]))", "md_slash", ("/",)),
     # quarters, halves and parts of a year ("去年 Q4", "第三季度", "上半年", "H1 2025", "end of
     # last year", "年底"); a bare one is this year's, and names nothing until it has begun
     # A bare "Q3" or "H1" is read only after a word that makes it a time ("in Q3", "our H1
@@ -184,15 +191,18 @@ _PATTERN_SOURCES = (
      ("month",)),
     (r"(?:\b(?:on|from)\s+|(?<=\bsince\s))the\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)\b"
      rf"(?=\s*(?:$|[,.;:!?)]|{_AFTER_DAY}\b))", "month_days", ("the",)),
+    (r"\bthe\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s{0,3}(?:那次|那天|当天|那一天))", "month_days", ("the",)),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
-     r"[一二三四五六七八九])\s*[日号]", "ymd"),
+     r"[一二三四五六七八九])\s*[日号](?:\s{0,3}(?:到|至|~|-|–)\s{0,3}(?P<day2>\d{1,2})(?![\d月.:/])\s{0,3}[日号]?)?", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
     (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
-    (r"(?P<rel>上上个?|上个?|这个?|本)?月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
-    (r"(?P<rel>上上个?|上个?|这个?|本)?月?(?P<part>上旬|中旬|下旬)", "rel_month_part"),
+    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
+    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月?(?P<part>上旬|中旬|下旬)", "rel_month_part"),
     (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+(?:the\s+|this\s+)?month\b", "rel_month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+last\s+month\b", "last_month_part"),
+    (r"\b(?P<part>early|mid|late)[\s-]+last\s+month\b", "last_month_part", ("last",)),
+    (r"\b(?P<part>early|mid|late)[\s-]+this\s+month\b", "rel_month_part", ("this",)),
     (rf"{_YEAR}\s*年\s*的?\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
     (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
@@ -217,7 +227,13 @@ _PATTERN_SOURCES = (
      rf"(?:\b(?:in|during|throughout|of)\s+|(?<=\bsince\s)){_YEAR.replace('year', 'year_en')}"
      rf"(?:\s*(?:-|–|to|through|and|or)\s*(?P<year2>\d{{4}}))?\b(?![-/.:]\d)"
      rf"(?=\s*(?:$|[,.;:!?)，。；：！？]|{_AFTER_YEAR}\b))", "year_abs"),
-    (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)|\b(?P<hol_en>christmas)\b", "holiday"),
+    # a day that is its date every year names that day where the words make it one ("去年双十一",
+    # "双十一那天", "on Halloween"), not as a topic ("双十一礼包", "what Tim loves during Halloween")
+    (r"(?P<rel>去年|今年)?(?P<hol>国庆节?|元旦|五一|劳动节|清明节?|圣诞节?)(?P<theday>那天|当天|那一天)?|"
+     r"(?:(?P<rel2>去年|今年)(?P<hol2>平安夜|情人节|万圣节|双十一|双11|双十二|双12)(?P<theday2>那天|当天|那一天)?|"
+     r"(?P<hol3>平安夜|情人节|万圣节|双十一|双11|双十二|双12)(?P<theday3>那天|当天|那一天))|"
+     r"\b(?P<hol_en>christmas\s+eve|christmas(?:\s+(?P<theday_en>day))?)\b|"
+     r"(?<=\bon\s)(?P<hol_on>new\s+year's\s+day|valentine's\s+day|halloween|independence\s+day)\b", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
@@ -226,7 +242,7 @@ _PATTERN_SOURCES = (
     (rf"\b{_N}\s+years?\s+ago\s+today\b", "n_years_ago_today", ("today",)),
     (rf"\b{_N}\s+months?\s+ago\s+today\b", "n_months_ago_today", ("today",)),
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
-    (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
+    (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排|纪要|评审|复盘|发布|上线|部署|故障|事故|告警|变更|改动)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
      r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号",), ("月", "国庆", "节")),
     (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
@@ -236,11 +252,11 @@ _PATTERN_SOURCES = (
     (rf"下(?:个)?(?:周|星期|礼拜){_WD_ZH}", "next_wd"), (rf"\bnext\s+{_WD_EN}\b", "next_wd"),
     (r"下(?:个)?(?:周|星期|礼拜)|\bnext\s+week\b", "next_week"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
-    (r"昨天|昨日|昨晚|\byesterday\b|\blast\s+night\b", "-1"),
+    (r"昨天|昨日|昨晚|\byesterday\b|\byday\b|\blast\s+night\b", "-1"),
     (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
     (r"上上个?周末|\bthe\s+weekend\s+before\s+last\b", "weekend-2", ("上上", "weekend")),
     (r"上个?周末|\b(?:last|this\s+past)\s+weekend\b", "last_weekend"),
-    (r"(?:这个?|本)?周末|\b(?:this|the)\s+weekend\b|\bover\s+the\s+weekend\b", "weekend"),
+    (r"(?:这个?|本|(?<![每逢])(?<!每个))周末|\b(?:this|the)\s+weekend\b|\bover\s+the\s+weekend\b", "weekend"),
     (r"本周早些时候|这周早些时候|这周前几天|\bearlier\s+this\s+week\b", "earlier_this_week"),
     (r"前几天|前些天|(?:(?<![\u4e00-\u9fff])|(?<=[我你他她们就在是的也还都说]))前一?两天|\ba\s+few\s+days\s+ago\b|\bthe\s+other\s+day\b|\bfew\s+days\s+back\b|"
      r"\b(?:a\s+)?couple\s+(?:of\s+)?days\s+(?:ago|back)\b", "few_days_ago"),
@@ -271,14 +287,17 @@ _PATTERN_SOURCES = (
     (rf"\bthis\s+past\s+{_WD_EN}\b", "past_wd", ("past",)),
     (rf"\blast\s+{_WD_EN}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
-    (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+week\s+before\s+last\b", "week-2"),
-    (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+week\b", "week-1"),
-    (rf"(?<![上这本下])(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
+    (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+(?:week|wk)\s+before\s+last\b", "week-2"),
+    (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+(?:week|wk)\b", "week-1"),
+    (rf"(?<![上这本下每逢])(?<!每个)(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
     (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
+    (r"(?<=[a-z]ed\s)(?-i:(?P<wd>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))(?![\w.'-])"
+     r"|^(?-i:(?P<wd_s>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))(?=,?\s+(?:the|I|we|my|"
+     r"our|it|there|someone|somebody|he|she|they|you)\b)", "recent_wd"),
     (rf"(?<!every\s)(?<!each\s)\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
-    (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", "week0"),
+    (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+(?:week|wk)\b", "week0"),
     (r"上上上(?:个)?月", "month-3"),
     (r"上上(?:个)?月|\bthe\s+month\s+before\s+last\b", "month-2"),
     (r"上(?:个)?月|\blast\s+month\b", "month-1"),
@@ -287,13 +306,13 @@ _PATTERN_SOURCES = (
     (r"去年|\blast\s+year\b", "year-1"), (r"今年|\bthis\s+year\b", "year0"),
     (rf"(?:最近|过去|近)\s*{_N}\s*(?:天|日)", "last_n_days"),
     (rf"\b(?:last|past)\s+{_N}\s+days\b", "last_n_days"),
-    (rf"{_N}\s*(?:天|日)(?:之|以)?前", "n_days_ago"), (rf"\b{_N}\s+days?\s+ago\b", "n_days_ago"),
+    (rf"{_N}\s*(?:天|日)(?:之|以)?前", "n_days_ago"), (rf"\b{_N}\s+days?\s+(?:ago|back)\b", "n_days_ago"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前", "n_weeks_ago"),
-    (rf"\b{_N}\s+weeks?\s+ago\b", "n_weeks_ago"),
-    (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+ago\b", "n_months_ago"),
+    (rf"\b{_N}\s+(?:weeks?|wks?)\s+(?:ago|back)\b", "n_weeks_ago"),
+    (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+(?:ago|back)\b", "n_months_ago"),
     (r"半年(?:之|以)?前(?![端台])", "half_year_ago", ("半年",)),
     (rf"{_N}\s*年(?:之|以)?前(?![端台])", "n_years_ago", ("年",)),
-    (rf"\b{_N}\s+years?\s+ago\b", "n_years_ago", ("year",)),
+    (rf"\b{_N}\s+years?\s+(?:ago|back)\b", "n_years_ago", ("year",)),
 )
 
 
@@ -320,8 +339,9 @@ class _Pattern:
 _patterns: list = []
 _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早季时]|day|night|week|month|year|ago|morning|quarter|hour|"
-    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞", re.I)
+    r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|wk|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞|平安夜|情人|万圣|双十|双1|"
+    r"halloween", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
 _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
@@ -443,10 +463,12 @@ def parse(query: str, now: datetime) -> TimeHint:
     calendar = _calendar_anchor(query, named)
     found = calendar[:3] if calendar else _anchor(query)
     if found and not calendar:
-        (a, _), (e, _) = found[1], found[2]
+        (a, b), (e, f) = found[1], found[2]
         seam = e if a < e else a  # where the relation's words meet the event's
-        if any(c < seam < d for _, (c, d) in named):  # time words across it are the calendar's
-            found = None  # own phrase: "the day before yesterday", "the week before last"
+        if any(c < seam < d or c <= e and max(b, f) <= d and query[min(a, c):c].strip().lower()
+               in ("", "on", "the", "on the") for _, (c, d) in named):
+            found = None  # time words across it, or around all of it, are the calendar's own
+            # phrase: "the day before yesterday", "the week before last", "(on) Christmas Day"
     event = found[0] if found else None
     holiday = _holiday(event.event, today) if event and not calendar else None
     dated = calendar[3] if calendar else None
@@ -682,6 +704,12 @@ _SEASONS = {"春": 3, "spring": 3, "夏": 6, "summer": 6, "秋": 9, "autumn": 9,
 _HOLIDAYS = {"国庆": ((10, 1), (10, 7)), "元旦": ((1, 1), (1, 1)), "五一": ((5, 1), (5, 5)),
              "清明": ((4, 4), (4, 6)),
              "劳动": ((5, 1), (5, 5)), "圣诞": ((12, 24), (12, 26)), "christmas": ((12, 24), (12, 26))}
+# A holiday's own day, when the words name the day ("国庆那天", "Christmas Day"), not its break
+_HOLIDAY_DAY = {"国庆": (10, 1), "五一": (5, 1), "劳动": (5, 1), "圣诞": (12, 25), "christmas": (12, 25)}
+# Days that are their date every year and no break: "节后" never means after Valentine's Day
+_NAMED_DAYS = {"平安夜": (12, 24), "christmas eve": (12, 24), "情人": (2, 14), "valentine's day": (2, 14),
+               "万圣": (10, 31), "halloween": (10, 31), "双十一": (11, 11), "双11": (11, 11),
+               "双十二": (12, 12), "双12": (12, 12), "new year's day": (1, 1), "independence day": (7, 4)}
 
 
 def _holiday_days(key: str, year: int) -> tuple:
@@ -777,6 +805,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return None
         last = date(years[-1], 12, 31)
         return date(years[0], 1, 1), min(today, last) if years[0] <= today.year else last
+    if kind == "md_slash":
+        g = dict(g, mon=g.get("mon") or g["mon_r"], day=g.get("day") or g["day_r"])
+        kind = "ymd"
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
         year = _named_year(g, today)
@@ -805,6 +836,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return None
         # a record's "3 月 29 日上线" may be ahead of it (by up to `ahead` days)
         d = date(year or _latest_year(month, day, today + timedelta(days=ahead)), month, day)
+        if g.get("day2"):  # "6月1号到10号", "6/1 到 6/10"
+            end = date(d.year, _month_number(g["mon2"]) if g.get("mon2") else month, int(g["day2"]))
+            return (d, end) if end >= d else None
         return d, d
     if kind == "month_part":
         month = _month_number(g["mon"])
@@ -825,17 +859,31 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             span = _month_part(prev.year, prev.month, part)
         return span[0], min(span[1], today) if span[0] <= today else span[1]
     if kind == "holiday":
-        name = (g.get("hol") or g.get("hol_en") or "").lower()
-        key = next(k for k in _HOLIDAYS if name.startswith(k))
-        rel = g.get("rel")
+        name = " ".join((g.get("hol") or g.get("hol2") or g.get("hol3") or g.get("hol_en")
+                         or g.get("hol_on") or "").lower().split())
+        fixed = next((k for k in _NAMED_DAYS if name.startswith(k)), None)
+        key = fixed or next(k for k in _HOLIDAYS if name.startswith(k))
+        the_day = g.get("theday") or g.get("theday2") or g.get("theday3") or g.get("theday_en")
+
+        def days(year: int) -> tuple:
+            if fixed or the_day and key in _HOLIDAY_DAY:
+                d = date(year, *(_NAMED_DAYS[key] if fixed else _HOLIDAY_DAY[key]))
+                return d, d
+            first, last = _holiday_days(key, year)
+            if the_day and key == "清明":  # the day of the sun's term, in its three days
+                y = year % 100
+                d = date(year, 4, int(y * 0.2422 + 4.81) - y // 4)
+                return d, d
+            return (first, first) if the_day else (first, last)
+        rel = g.get("rel") or g.get("rel2")
         if rel in ("去年", "今年"):
-            return _holiday_days(key, today.year - (rel == "去年"))
-        this_year = _holiday_days(key, today.year)
-        return this_year if this_year[0] <= today else _holiday_days(key, today.year - 1)
+            return days(today.year - (rel == "去年"))
+        this_year = days(today.year)
+        return this_year if this_year[0] <= today else days(today.year - 1)
     if kind == "season":
         name = g["season"].lower()
         start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))
-        rel = g.get("rel") or g.get("rel_en")
+        rel = g.get("rel") or (g.get("rel_en") or "").lower()  # "Last summer we…"
         # the season that starts in `year` (winter: December of `year` to February)
         if rel == "去年":
             year = today.year - 1
@@ -902,7 +950,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         target = _WEEKDAYS_EN.get(g["wd"].lower(), _WEEKDAYS_ZH.get(g["wd"]))
         return (monday + timedelta(days=target),) * 2 if target is not None else None
     if kind in ("last_wd", "recent_wd"):
-        wd = g["wd"].lower()
+        wd = (g.get("wd") or g["wd_s"]).lower()
         target = _WEEKDAYS_EN.get(wd, _WEEKDAYS_ZH.get(wd))
         if target is None:
             return None
@@ -1380,7 +1428,7 @@ def _holiday(event: str, today: date):
         began = [s for s in map(lambda k: _holiday(k, today), _HOLIDAYS) if s and s[0] < today]
         return max(began) if began else None
     year, rel, name = re.match(r"(?:(\d{4})\s*年的?)?(去年|今年)?(.*?)节?(?:假期)?$", event.lower()).groups()
-    if name not in _HOLIDAYS:
+    if name not in _HOLIDAYS and name not in _NAMED_DAYS:
         return None
     if year and 1900 <= int(year) <= 2100:  # "2025年国庆"
         return _holiday_days(name, int(year))

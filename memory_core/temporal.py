@@ -113,6 +113,9 @@ _AFTER_DAY = (r"(?:what|when|how|why|who|which|did|do|does|was|were|is|are|have|
               r"she|it|about|regarding|at|with|to|until|till|through)")
 _YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2, "大前年": 3}
 _WD_ZH = r"(?P<wd>[一二三四五六日天])"
+# "N days back" names a time only opening the text or a clause ("three days back I was…"); in
+# a sentence it is as often a shift ("pushed the deadline 3 days back")
+_BACK = r"(?:^|(?<=[,;，；:]\s)|(?<=[,;，；:]))\s*"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
@@ -133,13 +136,6 @@ _PATTERN_SOURCES = (
     (r"(?:明年|后年)(?:\s*\d{1,2}\s*月份?(?:\s*\d{1,2}\s*[日号])?)?|下下?个?月(?:份|初|中旬|中|底|末|上旬|下旬|"
      r"\s*\d{1,2}\s*[日号])?|下下个?(?:周|星期|礼拜)[一二三四五六日天]?|\bnext\s+(?:month|year)\b", AHEAD),
     (rf"\b{_YEAR}[-/.](?P<mon>\d{{1,2}})[-/.]{_DAY}(?![0-9A-Za-z])", "ymd"),
-    # a month and day written with a slash (6/28), only where the words make it a date: after
-    # "on", "since", "from" and the like, as a range ("6/1 到 6/10", "6/1-6/10"), or before
-    # 那天 / 当天 / 那次; not "1/2 of the nodes", "50/50", a path, a ratio or "v1/2"
-    (r"(?:(?:\b(?:on|since|from|between|before|after|until|till|by)\s+)(?P<mon>1[0-2]|0?[1-9])/"
-     r"(?P<day>3[01]|[12]\d|0?[1-9])(?![\w/.:%-])(?!\s+of\b)|(?<![\w/.:#-])(?P<mon_r>1[0-2]|0?[1-9])/"
-     r"(?P<day_r>3[01]|[12]\d|0?[1-9])(?:\s{0,3}(?:到|至|~|-|–|to|through|until|and)\s{0,3}(?P<mon2>1[0-2]|0?[1-9])/"
-     r"(?P<day2>3[01]|[12]\d|0?[1-9])|(?=\s{0,3}(?:那天|当天|那次|那一天)))(?![\w/.:%-]))", "md_slash", ("/",)),
     # quarters, halves and parts of a year ("去年 Q4", "第三季度", "上半年", "H1 2025", "end of
     # last year", "年底"); a bare one is this year's, and names nothing until it has begun
     # A bare "Q3" or "H1" is read only after a word that makes it a time ("in Q3", "our H1
@@ -193,16 +189,16 @@ _PATTERN_SOURCES = (
      rf"(?=\s*(?:$|[,.;:!?)]|{_AFTER_DAY}\b))", "month_days", ("the",)),
     (r"\bthe\s+(?P<day>[12]?\d|3[01])(?:st|nd|rd|th)(?=\s{0,3}(?:那次|那天|当天|那一天))", "month_days", ("the",)),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?{_ZH_MON}\s*月\s*(?P<day>\d{{1,2}}|[一二三]?十[一二三四五六七八九]?|"
-     r"[一二三四五六七八九])\s*[日号](?:\s{0,3}(?:到|至|~|-|–)\s{0,3}(?P<day2>\d{1,2})(?![\d月.:/])\s{0,3}[日号]?)?", "ymd"),
+     r"[一二三四五六七八九])\s*[日号](?:\s{0,3}(?:到|至|~|-|–)\s{0,3}(?P<day2>\d{1,2})\s{0,3}[日号])?", "ymd"),
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
     (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
     (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
-    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月?(?P<part>上旬|中旬|下旬)", "rel_month_part"),
+    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))(?:(?<!每)(?<!每个)月)?(?<!每月)(?<!每个月)(?P<part>上旬|中旬|下旬)", "rel_month_part"),
     (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+(?:the\s+|this\s+)?month\b", "rel_month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+last\s+month\b", "last_month_part"),
     (r"\b(?P<part>early|mid|late)[\s-]+last\s+month\b", "last_month_part", ("last",)),
-    (r"\b(?P<part>early|mid|late)[\s-]+this\s+month\b", "rel_month_part", ("this",)),
+    (r"\b(?P<part>early|mid|late)[\s-]+this\s+month\b", "this_month_part", ("this",)),
     (rf"{_YEAR}\s*年\s*的?\s*{_ZH_MON}\s*月份?", "ym"),
     (rf"(?<![\d个上下本这]){_ZH_MON}\s*月份", "ym"),
     (rf"(?<![\d个上下本这一二三四五六七八九十两几]){_ZH_MON}月(?![\d份初中底末号日]|[上下]旬)", "ym"),
@@ -233,7 +229,10 @@ _PATTERN_SOURCES = (
      r"(?:(?P<rel2>去年|今年)(?P<hol2>平安夜|情人节|万圣节|双十一|双11|双十二|双12)(?P<theday2>那天|当天|那一天)?|"
      r"(?P<hol3>平安夜|情人节|万圣节|双十一|双11|双十二|双12)(?P<theday3>那天|当天|那一天))|"
      r"\b(?P<hol_en>christmas\s+eve|christmas(?:\s+(?P<theday_en>day))?)\b|"
-     r"(?<=\bon\s)(?P<hol_on>new\s+year's\s+day|valentine's\s+day|halloween|independence\s+day)\b", "holiday"),
+     r"(?<=\bon\s)(?P<hol_on>new\s+year['’]s\s+day|valentine['’]s\s+day|halloween|independence\s+day)\b"
+     r"(?!\s+(?:landing|pages?|promos?|promotions?|campaigns?|sales?|themes?|banners?|specials?|events?|"
+     r"editions?|party|parties|costumes?|cards?|gifts?|posts?|emails?|templates?|features?|skins?|"
+     r"bundles?|packs?|offers?|discounts?|ads?|copy|assets?|sprites?|logos?|doodles?))", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
@@ -252,7 +251,7 @@ _PATTERN_SOURCES = (
     (rf"下(?:个)?(?:周|星期|礼拜){_WD_ZH}", "next_wd"), (rf"\bnext\s+{_WD_EN}\b", "next_wd"),
     (r"下(?:个)?(?:周|星期|礼拜)|\bnext\s+week\b", "next_week"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
-    (r"昨天|昨日|昨晚|\byesterday\b|\byday\b|\blast\s+night\b", "-1"),
+    (r"昨天|昨日|昨晚|\byesterday\b|(?<![#.\w])yday\b(?!\s*\()|\blast\s+night\b", "-1"),
     (r"今天|今日|今晚|今早|今天早上|今天上午|今天下午|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", "0"),
     (r"上上个?周末|\bthe\s+weekend\s+before\s+last\b", "weekend-2", ("上上", "weekend")),
     (r"上个?周末|\b(?:last|this\s+past)\s+weekend\b", "last_weekend"),
@@ -289,12 +288,9 @@ _PATTERN_SOURCES = (
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+(?:week|wk)\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+(?:week|wk)\b", "week-1"),
-    (rf"(?<![上这本下每逢])(?<!每个)(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
+    (rf"(?<![上这本下每逢])(?<!每个)(?<!每到)(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
     (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
-    (r"(?<=[a-z]ed\s)(?-i:(?P<wd>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))(?![\w.'-])"
-     r"|^(?-i:(?P<wd_s>Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday))(?=,?\s+(?:the|I|we|my|"
-     r"our|it|there|someone|somebody|he|she|they|you)\b)", "recent_wd"),
     (rf"(?<!every\s)(?<!each\s)\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
     (r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+(?:week|wk)\b", "week0"),
@@ -306,13 +302,17 @@ _PATTERN_SOURCES = (
     (r"去年|\blast\s+year\b", "year-1"), (r"今年|\bthis\s+year\b", "year0"),
     (rf"(?:最近|过去|近)\s*{_N}\s*(?:天|日)", "last_n_days"),
     (rf"\b(?:last|past)\s+{_N}\s+days\b", "last_n_days"),
-    (rf"{_N}\s*(?:天|日)(?:之|以)?前", "n_days_ago"), (rf"\b{_N}\s+days?\s+(?:ago|back)\b", "n_days_ago"),
+    (rf"{_N}\s*(?:天|日)(?:之|以)?前", "n_days_ago"), (rf"\b{_N}\s+days?\s+ago\b", "n_days_ago"),
+    (rf"{_BACK}{_N}\s+days?\s+back\b(?![-\s]+(?:to|and)\b)", "n_days_ago"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前", "n_weeks_ago"),
-    (rf"\b{_N}\s+(?:weeks?|wks?)\s+(?:ago|back)\b", "n_weeks_ago"),
-    (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+(?:ago|back)\b", "n_months_ago"),
+    (rf"\b{_N}\s+(?:weeks?|wks?)\s+ago\b", "n_weeks_ago"),
+    (rf"{_BACK}{_N}\s+(?:weeks?|wks?)\s+back\b(?![-\s]+(?:to|and)\b)", "n_weeks_ago"),
+    (rf"{_N}\s*个月(?:之|以)?前", "n_months_ago"), (rf"\b{_N}\s+months?\s+ago\b", "n_months_ago"),
+    (rf"{_BACK}{_N}\s+months?\s+back\b(?![-\s]+(?:to|and)\b)", "n_months_ago"),
     (r"半年(?:之|以)?前(?![端台])", "half_year_ago", ("半年",)),
     (rf"{_N}\s*年(?:之|以)?前(?![端台])", "n_years_ago", ("年",)),
-    (rf"\b{_N}\s+years?\s+(?:ago|back)\b", "n_years_ago", ("year",)),
+    (rf"\b{_N}\s+years?\s+ago\b", "n_years_ago", ("year",)),
+    (rf"{_BACK}{_N}\s+years?\s+back\b(?![-\s]+(?:to|and)\b)", "n_years_ago", ("year",)),
 )
 
 
@@ -805,9 +805,6 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return None
         last = date(years[-1], 12, 31)
         return date(years[0], 1, 1), min(today, last) if years[0] <= today.year else last
-    if kind == "md_slash":
-        g = dict(g, mon=g.get("mon") or g["mon_r"], day=g.get("day") or g["day_r"])
-        kind = "ymd"
     if kind in ("ymd", "ym"):
         month = _month_number(g["mon"])
         year = _named_year(g, today)
@@ -837,8 +834,13 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         # a record's "3 月 29 日上线" may be ahead of it (by up to `ahead` days)
         d = date(year or _latest_year(month, day, today + timedelta(days=ahead)), month, day)
         if g.get("day2"):  # "6月1号到10号", "6/1 到 6/10"
-            end = date(d.year, _month_number(g["mon2"]) if g.get("mon2") else month, int(g["day2"]))
-            return (d, end) if end >= d else None
+            day2 = int(g["day2"])
+            if not 1 <= day2 <= 31:
+                return d, d
+            if day2 >= day:
+                return d, date(d.year, month, day2)
+            after = _month_end(d) + timedelta(days=1)  # "9月28号到3号": into October
+            return d, after.replace(day=min(day2, _month_end(after).day))
         return d, d
     if kind == "month_part":
         month = _month_number(g["mon"])
@@ -846,6 +848,9 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         year = _named_year(g, today) or _latest_year(
             month, _PARTS[part][0], today + timedelta(days=ahead))  # "1月初" written Dec 28
         return _month_part(year, month, part)
+    if kind == "this_month_part":  # "late this month" while it is ahead: the month so far
+        span = _month_part(today.year, today.month, g["part"].lower())
+        return (span[0], min(span[1], today)) if span[0] <= today else (today.replace(day=1), today)
     if kind in ("rel_month_part", "last_month_part"):
         part = g["part"].lower()
         rel = g.get("rel") or ""
@@ -860,7 +865,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         return span[0], min(span[1], today) if span[0] <= today else span[1]
     if kind == "holiday":
         name = " ".join((g.get("hol") or g.get("hol2") or g.get("hol3") or g.get("hol_en")
-                         or g.get("hol_on") or "").lower().split())
+                         or g.get("hol_on") or "").lower().replace("’", "'").split())
         fixed = next((k for k in _NAMED_DAYS if name.startswith(k)), None)
         key = fixed or next(k for k in _HOLIDAYS if name.startswith(k))
         the_day = g.get("theday") or g.get("theday2") or g.get("theday3") or g.get("theday_en")
@@ -877,7 +882,10 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             return (first, first) if the_day else (first, last)
         rel = g.get("rel") or g.get("rel2")
         if rel in ("去年", "今年"):
-            return days(today.year - (rel == "去年"))
+            span = days(today.year - (rel == "去年"))
+            if g.get("rel2") == "今年" and span[0] > today:  # "今年双11的压测计划" in October:
+                return date(today.year, 1, 1), today  # this year so far, as 今年 alone reads
+            return span
         this_year = days(today.year)
         return this_year if this_year[0] <= today else days(today.year - 1)
     if kind == "season":
@@ -950,7 +958,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         target = _WEEKDAYS_EN.get(g["wd"].lower(), _WEEKDAYS_ZH.get(g["wd"]))
         return (monday + timedelta(days=target),) * 2 if target is not None else None
     if kind in ("last_wd", "recent_wd"):
-        wd = (g.get("wd") or g["wd_s"]).lower()
+        wd = g["wd"].lower()
         target = _WEEKDAYS_EN.get(wd, _WEEKDAYS_ZH.get(wd))
         if target is None:
             return None

@@ -1052,9 +1052,6 @@ def test_look_alikes_and_times_ahead_name_no_days(query):
     ("This winter's outage", "2025-12-01", "2026-03-01"),
     ("从6月1号到10号，我们修了哪些缺陷", "2026-06-01", "2026-06-11"),  # was June 1 alone
     ("6月3号到9号之间的告警记录", "2026-06-03", "2026-06-10"),
-    ("what happened with the CDN purge on 6/28?", "2026-06-28", "2026-06-29"),
-    ("6/1 到 6/10 之间的 release notes", "2026-06-01", "2026-06-11"),
-    ("6/28 那天的告警", "2026-06-28", "2026-06-29"),
     ("国庆那天线上有没有告警", "2026-10-01", "2026-10-02"),  # the day, not the week off
     ("五一那天的紧急修复", "2026-05-01", "2026-05-02"),
     ("国庆期间的值班", "2026-10-01", "2026-10-08"),
@@ -1066,12 +1063,22 @@ def test_look_alikes_and_times_ahead_name_no_days(query):
     ("on Halloween the queue backed up", "2025-10-31", "2025-11-01"),
     ("the design review on Valentine's Day", "2026-02-14", "2026-02-15"),
     ("the week before Halloween", "2025-10-24", "2025-10-31"),
-    ("What was the hotfix we pushed Wednesday?", "2026-10-14", "2026-10-15"),
-    ("Sunday the disk filled up on build-03, how did I clean it?", "2026-10-11", "2026-10-12"),
     ("the 15th 那次 config rollout 出了什么事", "2026-10-15", "2026-10-16"),
 ])
 def test_time_phrases_a_third_writer_used_are_read(query, first, after_last):
     assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query", [
+    "what happened with the CDN purge on 6/28?", "6/1 到 6/10 之间的 release notes",
+    "What was the hotfix we pushed Wednesday?", "Sunday the disk filled up on build-03",
+])
+@pytest.mark.xfail(strict=True, reason="read in f4deb43 and taken back after a hostile review "
+                   "(tests/test_review_time_third.py): a slash is a fraction or a ratio ('on 2/3 "
+                   "nodes', 'by 1/3') and a bare weekday a schedule or a plan ('scheduled Friday "
+                   "deploys', 'need Friday for the demo') more often than a day")
+def test_slash_dates_and_bare_weekdays_are_not_read(query):
+    assert days(query) is not None
 
 
 @pytest.mark.parametrize("query", [

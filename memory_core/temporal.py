@@ -36,6 +36,9 @@ class Anchor:
         """(start, end), aware local midnights, of the stretch around an event that took
         first_day .. last_day ("国庆前一天" counts from its first day, "节后" from its last)."""
         a, b = self.first, self.last
+        if (a, b) == _STRETCH["week of"] and self.weekday is None:  # "the week of the launch",
+            monday = first_day - timedelta(days=first_day.weekday())  # "上线那周": its calendar
+            return _local_midnight(monday), _local_midnight(monday + timedelta(days=7))  # week
         first = (date(1970, 1, 1) if a is None else
                  first_day + timedelta(days=a) if a <= 0 else last_day + timedelta(days=a))
         last = (now.astimezone().date() if b is None else

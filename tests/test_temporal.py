@@ -1096,3 +1096,14 @@ def test_a_recurring_day_a_topic_or_a_fraction_names_no_day(query):
 def test_a_weekend_after_ge_is_still_a_weekend(query):
     """每个周末 names none; 那个周末 and 有个周末 still do (a first version read 个 as 每个)."""
     assert days(query) is not None or parse(query, NOW).anchor is not None
+
+
+@pytest.mark.parametrize("query, first, after_last", [
+    ("During the week of June 14, what was blocking the release?", "2026-06-08", "2026-06-15"),
+    ("the week of June 20", "2026-06-15", "2026-06-22"),  # a Saturday: its Monday to Sunday
+    ("国庆那周的值班表", "2026-09-28", "2026-10-05"),
+])
+def test_the_week_of_a_day_is_its_monday_to_sunday(query, first, after_last):
+    """All three time-phrase writers read "the week of X" as the calendar week that holds X
+    (it was X give or take three days, which crosses into the next week after a Thursday)."""
+    assert days(query) == (first, after_last)

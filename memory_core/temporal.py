@@ -19,6 +19,11 @@ from .text import asking, asks_in, chat_of, folded, lines, own_lines, sentences
 NEWEST, OLDEST = "newest", "oldest"
 
 
+# "the week of X" / "X那周": the Monday-Sunday week that holds X (Anchor.stretch); a stretch
+# no other relation has, so an anchor carries it as (first, last) like the others
+WEEK_OF = (-6, 6)
+
+
 @dataclass
 class Anchor:
     """A time named by an event rather than the calendar ("the day before launch", "上线当天",
@@ -36,9 +41,11 @@ class Anchor:
         """(start, end), aware local midnights, of the stretch around an event that took
         first_day .. last_day ("国庆前一天" counts from its first day, "节后" from its last)."""
         a, b = self.first, self.last
-        if (a, b) == _STRETCH["week of"] and self.weekday is None:  # "the week of the launch",
-            monday = first_day - timedelta(days=first_day.weekday())  # "上线那周": its calendar
-            return _local_midnight(monday), _local_midnight(monday + timedelta(days=7))  # week
+        if (a, b) == WEEK_OF:  # "the week of the launch", "上线那周": its calendar week,
+            monday = first_day - timedelta(days=first_day.weekday())  # or a day of it
+            first = monday if self.weekday is None else monday + timedelta(days=self.weekday)
+            days = 7 if self.weekday is None else self.days
+            return _local_midnight(first), _local_midnight(first + timedelta(days=days))
         first = (date(1970, 1, 1) if a is None else
                  first_day + timedelta(days=a) if a <= 0 else last_day + timedelta(days=a))
         last = (now.astimezone().date() if b is None else
@@ -1034,7 +1041,7 @@ def _month_end(first: date) -> date:
 # --- times named by events ---------------------------------------------------------------
 # The stretch around the event's day each relation names, in days (None: open-ended).
 _STRETCH = {"on": (0, 0), "day before": (-1, -1), "day after": (1, 1), "week before": (-7, -1),
-            "week after": (1, 7), "week of": (-3, 3), "days before": (-3, -1),
+            "week after": (1, 7), "week of": WEEK_OF, "days before": (-3, -1),
             "days after": (1, 3), "before": (None, 0), "after": (0, None), "since": (0, None),
             "just before": (-3, -1), "just after": (0, 2)}
 _EN_UNIT_REL = {("day", "before"): "day before", ("night", "before"): "day before",

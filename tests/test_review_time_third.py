@@ -195,8 +195,6 @@ KNOWN_GAPS = {
     "on 6/1, 2025 what happened": _SLASH,
     "Monday the 5th, what did we deploy?": "a weekday without 'on' is not read; 'the 5th' only "
                                            "after on/from/since or before 那次/那天",
-    "what's planned for the end of this month?": "the end of this month while it is ahead reads "
-                                                 "last month's end, as before the reviewed commit",
     "每两周的周五发版": "每 two words before the weekday: 的周五 alone cannot tell a schedule from 上周的周五",
     "how did we configure spring security": "a season word is read wherever it stands",
     "we fall back to sqlite when redis is down, where?": "a season word is read wherever it stands",

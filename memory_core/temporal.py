@@ -243,7 +243,9 @@ _PATTERN_SOURCES = (
      r"(?<=\bon\s)(?P<hol_on>new\s+year['’]s\s+day|valentine['’]s\s+day|halloween|independence\s+day)\b"
      r"(?!\s+(?:landing|pages?|promos?|promotions?|campaigns?|sales?|themes?|banners?|specials?|events?|"
      r"editions?|party|parties|costumes?|cards?|gifts?|posts?|emails?|templates?|features?|skins?|"
-     r"bundles?|packs?|offers?|discounts?|ads?|copy|assets?|sprites?|logos?|doodles?))", "holiday"),
+     r"bundles?|packs?|offers?|discounts?|ads?|copy|assets?|sprites?|logos?|doodles?))|"
+     r"\b(?P<hol_then>new\s+year['’]s\s+day|valentine['’]s\s+day|halloween|independence\s+day)"
+     r"(?=\s{0,3}(?:那天|当天|那一天))", "holiday"),
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
@@ -876,7 +878,7 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         return span[0], min(span[1], today) if span[0] <= today else span[1]
     if kind == "holiday":
         name = " ".join((g.get("hol") or g.get("hol2") or g.get("hol3") or g.get("hol_en")
-                         or g.get("hol_on") or "").lower().replace("’", "'").split())
+                         or g.get("hol_on") or g.get("hol_then") or "").lower().replace("’", "'").split())
         fixed = next((k for k in _NAMED_DAYS if name.startswith(k)), None)
         key = fixed or next(k for k in _HOLIDAYS if name.startswith(k))
         the_day = g.get("theday") or g.get("theday2") or g.get("theday3") or g.get("theday_en")

@@ -1062,6 +1062,7 @@ def test_look_alikes_and_times_ahead_name_no_days(query):
     ("On New Year's Day the cert expired, how did we fix it?", "2026-01-01", "2026-01-02"),
     ("on Halloween the queue backed up", "2025-10-31", "2025-11-01"),
     ("the design review on Valentine's Day", "2026-02-14", "2026-02-15"),
+    ("Independence Day 那天 PagerDuty 响了几次", "2026-07-04", "2026-07-05"),
     ("the week before Halloween", "2025-10-24", "2025-10-31"),
     ("the 15th 那次 config rollout 出了什么事", "2026-10-15", "2026-10-16"),
 ])

@@ -203,7 +203,7 @@ _PATTERN_SOURCES = (
     (rf"(?:{_YEAR}\s*年\s*|{_YREL}\s*)?(?<![\d个]){_ZH_MON}\s*月份?\s*{_PART_ZH}", "month_part"),
     (rf"{_YREL}\s*{_ZH_MON}\s*月份?", "ym"),
     (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月(?P<part>初|中|底|末)(?![份])", "rel_month_part"),
-    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))(?:(?<!每)(?<!每个)月)?(?<!每月)(?<!每个月)(?P<part>上旬|中旬|下旬)", "rel_month_part"),
+    (r"(?:(?P<rel>上上个?|上个?|这个?|本)|(?<![每逢])(?<!每个))月?(?<!每月)(?<!每个月)(?P<part>上旬|中旬|下旬)", "rel_month_part"),
     (rf"\b(?P<part>early|mid|late)[\s-]+{_MONTH}", "month_part"),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+this\s+month\b", "this_month_part", ("this",)),
     (r"\b(?:the\s+)?(?P<part>beginning|start|end)\s+of\s+(?:the\s+)?month\b", "rel_month_part"),
@@ -730,12 +730,26 @@ def _holiday_days(key: str, year: int) -> tuple:
     three days take in the nearest weekend: Mon/Tue → the weekend before, Thu to Sat → the
     two days after, Sun → Sat to Mon, Wed → the day alone (2018-2027 as announced)."""
     if key == "清明" and 2000 <= year < 2100:
-        y = year % 100
-        day = date(year, 4, int(y * 0.2422 + 4.81) - y // 4)
+        day = _qingming(year)
         before, after = ((2, 0), (2, 0), (0, 0), (0, 2), (0, 2), (0, 2), (1, 1))[day.weekday()]
         return day - timedelta(days=before), day + timedelta(days=after)
     (m1, d1), (m2, d2) = _HOLIDAYS[key]
     return date(year, m1, d1), date(year, m2, d2)
+
+
+def _qingming(year: int) -> date:
+    """清明's own day: the sun's term, April 4 or 5 (the formula holds for 2000-2099)."""
+    y = year % 100
+    return date(year, 4, int(y * 0.2422 + 4.81) - y // 4)
+
+
+def _holiday_day(key: str, year: int) -> date:
+    """The one day a holiday's words name ("国庆那天", "Christmas Day", "双十一"), not its break."""
+    if key in _NAMED_DAYS:
+        return date(year, *_NAMED_DAYS[key])
+    if key in _HOLIDAY_DAY:
+        return date(year, *_HOLIDAY_DAY[key])
+    return _qingming(year) if key == "清明" else _holiday_days(key, year)[0]
 
 
 def _month_part(year: int, month: int, part: str):
@@ -877,22 +891,14 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             span = _month_part(prev.year, prev.month, part)
         return span[0], min(span[1], today) if span[0] <= today else span[1]
     if kind == "holiday":
-        name = " ".join((g.get("hol") or g.get("hol2") or g.get("hol3") or g.get("hol_en")
-                         or g.get("hol_on") or g.get("hol_then") or "").lower().replace("’", "'").split())
-        fixed = next((k for k in _NAMED_DAYS if name.startswith(k)), None)
-        key = fixed or next(k for k in _HOLIDAYS if name.startswith(k))
-        the_day = g.get("theday") or g.get("theday2") or g.get("theday3") or g.get("theday_en")
+        # the pattern's alternatives name their groups hol, hol2, … and theday, theday2, …
+        said = next((v for k, v in g.items() if k.startswith("hol") and v), "")
+        name = " ".join(said.lower().replace("’", "'").split())
+        key = next((k for k in (*_NAMED_DAYS, *_HOLIDAYS) if name.startswith(k)))
+        the_day = key in _NAMED_DAYS or any(v for k, v in g.items() if k.startswith("theday"))
 
         def days(year: int) -> tuple:
-            if fixed or the_day and key in _HOLIDAY_DAY:
-                d = date(year, *(_NAMED_DAYS[key] if fixed else _HOLIDAY_DAY[key]))
-                return d, d
-            first, last = _holiday_days(key, year)
-            if the_day and key == "清明":  # the day of the sun's term, in its three days
-                y = year % 100
-                d = date(year, 4, int(y * 0.2422 + 4.81) - y // 4)
-                return d, d
-            return (first, first) if the_day else (first, last)
+            return (_holiday_day(key, year),) * 2 if the_day else _holiday_days(key, year)
         rel = g.get("rel") or g.get("rel2")
         if rel in ("去年", "今年"):
             span = days(today.year - (rel == "去年"))

@@ -82,7 +82,7 @@ def render(results: dict) -> str:
 
 
 def main() -> int:
-    results = {name: score(name) for name in NOW if (DATA / f"{name}.json").exists()}
+    results = {name: score(name) for name in NOW}
     table = render(results)
     print(table)
     out = HERE / "results"

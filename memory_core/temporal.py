@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from .text import asking, asks_in, chat_of, folded, lines, own_lines, sentences
@@ -641,9 +641,16 @@ MAX_NAMED = 32
 
 
 MAX_MENTION_DAYS = 11  # a week or a part of a month pins a time; a month ("本月") does not
-# A record may name days ahead of it ("下周三出报告", "launch is next Monday"): the day an
-# event was planned for is how the store dates it (search.event_day). A query names none.
-AHEAD_DAYS = 14
+# A record may name days ahead of it ("下周三出报告", "launch is next Monday", "试点 3 月 29
+# 日上线" written March 10): the day an event was planned for is how the store dates it
+# (search.event_day). A query names none. A date without a year up to a quarter ahead is
+# that plan, not the same day of the year before (14 days read "3 月 29 日" written March 10
+# as a year ago: every one of 13 such readings in the benchmark stores was wrong).
+AHEAD_DAYS = 92
+# A line that says its date is past ("12月20日那次宕机", "自 1 月 5 日以来", "上次 12 月 20 日",
+# "the Dec 20 outage last year", "since Jan 5"): the date is the one before, not a plan.
+_SAYS_PAST = re.compile(r"以来|上一?次|那一?[次回]|去年|(?i:\blast\s+(?:year|jan|feb|mar|apr|may|jun|"
+                        r"jul|aug|sep|oct|nov|dec)|\bsince\b|\bago\b)")
 
 
 def mentions(text: str, written: datetime) -> list:
@@ -658,7 +665,7 @@ def mentions(text: str, written: datetime) -> list:
         return []
     out = []
     for line in text.splitlines():
-        spans, _ = _spans(line, today, AHEAD_DAYS)
+        spans, _ = _spans(line, today, 0 if _SAYS_PAST.search(line) else AHEAD_DAYS)
         out += [s for s in spans if (s[1] - s[0]).days < MAX_MENTION_DAYS
                 and s[0] <= today + timedelta(days=AHEAD_DAYS)]
         if len(out) >= MAX_NAMED:
@@ -905,8 +912,11 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
             if g.get("rel2") == "今年" and span[0] > today:  # "今年双11的压测计划" in October:
                 return date(today.year, 1, 1), today  # this year so far, as 今年 alone reads
             return span
-        this_year = days(today.year)
-        return this_year if this_year[0] <= today else days(today.year - 1)
+        # the latest that has begun, or that a record may name ahead of it ("元旦去哈尔滨"
+        # written December 10: the coming one)
+        horizon = today + timedelta(days=ahead)
+        return next(days(y) for y in range(horizon.year, horizon.year - 3, -1)
+                    if days(y)[0] <= horizon)
     if kind == "season":
         name = g["season"].lower()
         start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))
@@ -1079,8 +1089,8 @@ _EN_ANCHORS = (
                rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?(the)(?:"
                + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
-    re.compile(r"\b(?P<rel>right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
-               r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of)"
+    re.compile(r"\b(?P<rel>(?i:right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
+               r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of))"
                rf"\s+(?:(?P<det>{_OWNER})\s+)?{_EV_EN}"),  # "before the launch", "before launch"
     # (not the "s" of "the closed beta's day-7 retention", nor a "day-7" count)
     re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?<!['’])(?P<ev>[a-z][\w-]{{0,40}})\s+day\b(?!-\d)", re.I),
@@ -1093,6 +1103,7 @@ _EN_ANCHORS = (
 # "the day/night/week we launched": a night runs into the next day, a week is the week of it
 _CLAUSE_STRETCH = {"day": (0, 0), "morning": (0, 0), "evening": (0, 0), "night": (0, 1),
                    "week": (-3, 3)}
+_DURATION = re.compile(r"(?i)(?:second|minute|hour|day|week|month|year)s")
 # Words an English event phrase stops before (a phrase ends where the question goes on).
 _EN_STOP = frozenset("""what why how when where who which whom whose did do does was were is are
 am be been had has have we i you they he she it and or but so to of in on at for with from by
@@ -1102,7 +1113,7 @@ that this there then than as if did didn't wasn't anything something everything"
 _EN_LIGHT = frozenset("""the a an our my his her their its finally first just went got get came
 come made make did had""".split())
 # "<word> day" that names no event.
-_NOT_EVENT_DAY = frozenset("""the a an one each every other same that this next last first
+_NOT_EVENT_DAY = frozenset("""the a an all one each every other same that this next last first
 second third fourth some any whole entire full half single previous following which what
 working business school week rainy sunny big long good bad great busy hard nice given
 particular certain specific another any""".split())
@@ -1127,9 +1138,11 @@ _ZH_COUNTED = (rf"{_ZH_N}\s*(?P<nunit>天|日|周|个星期|个礼拜)(?:之|以
                r"(?<![然最今目提])(?:之|以)?(?P<wdir>前|后)(?:那|的|第一|一|个|周|星期|礼拜){0,6}?(?:周|星期|礼拜)"
                r"(?P<wd>[一二三四五六日天])|"
                r"(?<![然最今目提])(?:之|以)?(?P<edir>前|后)(?:那|的|第一|一|个|这){0,6}?周末")
+_EN_JOINS = r"(?i:for|to|of|in|on|at|with|from|by|and|or|the|a|an|is|was|when|after|before)"
 _ZH_ANCHOR = re.compile(
     r"(?P<ev>(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{0,3}[A-Za-z][\w.\-]{0,40})?|"
-    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}\s{0,3}[\u4e00-\u9fff]{1,10}?|"
+    r"(?<![\w.\-])[A-Za-z][\w.\-]{0,40}(?:\s{1,3}(?!" + _EN_JOINS + r"\b)[A-Za-z][A-Za-z0-9_.\-]{0,40}){0,3}"
+    r"\s{0,3}[\u4e00-\u9fff]{1,10}?|"  # "Docker Hub rate limit 卡住的那天", not "log for OOM"
     r"[\u4e00-\u9fff]{1,10}?)\s{0,3}的?(?:那一?[次回]的?(?:\s{0,3}[，,]\s{0,3})?)?(?:"
     + _ZH_COUNTED + "|" + "|".join(f"(?P<r{i}>{alt})" for i, (_, alt) in enumerate(_ZH_REL)) + ")")
 # Characters that open a Chinese phrase without being the event ("在上线前", "我们上线当天").
@@ -1174,8 +1187,10 @@ def _names_a_time(words: str) -> bool:
     "September", "9月3日", "上周", "noon")?"""
     first = words.split()[0].lower() if words.split() else ""
     return bool(first in _WEEKDAYS_EN or first in _MONTHS or first in _EN_TIMES_OF_DAY
+                or re.fullmatch(r"q[1-4]|h[12]", first)  # "after Q3": a quarter, no event
                 or _TIME_WORDS.match(words)
-                or _spans(words, date(2000, 1, 1))[0])  # any day: only whether it names one
+                or _spans(words, date(2000, 12, 31))[0])  # any day: only whether it names
+    # one; the year's last, so a quarter or a half ("Q3", "H1") has begun
 
 
 def _between(query: str):
@@ -1194,6 +1209,16 @@ def _between(query: str):
 def _anchor(query: str):
     """(Anchor, (start, end) of the words that place the time around the event, (start,
     end) of the event's words) or None."""
+    found = _anchor_words(query)
+    if found is None:
+        return None
+    found_anchor, span, (ev_start, ev_end) = found
+    if found_anchor.event.endswith("过") and query[ev_end:ev_end + 1] == "后":  # "压测过后":
+        found_anchor = replace(found_anchor, event=found_anchor.event[:-1])  # 过后 is after
+    return found_anchor, span, (ev_start, ev_end)
+
+
+def _anchor_words(query: str):
     found = _between(query)
     if found:
         return found
@@ -1213,8 +1238,12 @@ def _anchor(query: str):
             if not words or (not g.get("rel") and not clause
                              and words[0].lower() in _NOT_EVENT_DAY):
                 continue
-            if "det" in g and g["det"] is None and (  # "before launch", but not "before Monday"
-                    words[0].lower() in _NOT_EVENT_DAY or _names_a_time(" ".join(words))):
+            if not clause and (any(_DURATION.fullmatch(w) for w in words)  # "after the first
+                               or words == words[:1] and words[0].lower() in _NOT_EVENT_DAY):
+                continue  # two weeks": a length of time, no event ("before the last 3 months")
+            if "det" in g and (  # "before launch", but not "before Monday", "Before the summer"
+                    g["det"] is None and words[0].lower() in _NOT_EVENT_DAY
+                    or _names_a_time(" ".join(words))):
                 continue
             weekday, days = None, 1
             if g.get("n"):

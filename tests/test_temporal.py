@@ -576,6 +576,27 @@ def test_a_record_can_name_a_day_ahead_of_it(text, named):
     assert got == named
 
 
+@pytest.mark.parametrize("text, written, named", [
+    # a plan up to a quarter ahead is this year's (14 days read these as a year ago)
+    ("鲜达要求试点在 3 月 29 日上线", "2027-03-10", ["2027-03-29"]),
+    ("产品经理要求 v1.1 在 11 月 10 日前上线", "2026-10-15", ["2026-11-10"]),
+    ("约了5月9号拔牙", "2025-04-17", ["2025-05-09"]),
+    ("吴楠实习延长到六月底", "2027-04-01", ["2027-06-21/2027-06-30"]),
+    ("目标 12 月 21 日", "2027-11-23", ["2027-12-21"]),
+    ("元旦打算去哈尔滨，12月31号走", "2025-12-10", ["2025-12-31", "2026-01-01"]),
+    ("国庆跟子航去大理", "2025-09-26", ["2025-10-01/2025-10-07"]),
+    # further ahead than a quarter: a day that has passed
+    ("12月20日那次宕机", "2027-08-01", ["2026-12-20"]),
+    ("国庆那天值班", "2027-05-01", ["2026-10-01"]),
+])
+def test_a_date_without_a_year_in_a_record_is_the_nearest_plan_up_to_a_quarter_ahead(
+        text, written, named):
+    at = datetime.fromisoformat(written + "T10:00:00+00:00")
+    got = [a.isoformat() if a == b else f"{a.isoformat()}/{b.isoformat()}"
+           for a, b in mentions(text, at)]
+    assert got == named
+
+
 @pytest.mark.parametrize("query", ["明天要做什么", "下周三的会议", "what is due next Monday"])
 def test_a_question_names_no_day_ahead(query):
     assert days(query) is None
@@ -1108,3 +1129,32 @@ def test_the_week_of_a_day_is_its_monday_to_sunday(query, first, after_last):
     """All three time-phrase writers read "the week of X" as the calendar week that holds X
     (it was X give or take three days, which crosses into the next week after a Thursday)."""
     assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query, event, first, last", [
+    ("被 Docker Hub rate limit 卡住的那天，镜像 build 时间降到了多少？", "Docker Hub rate limit 卡住", 0, 0),
+    ("check the nginx access log for OOM 那次之前的请求", "OOM", None, 0),
+    ("Before the pilot launch, what did we load-test?", "pilot launch", None, 0),
+    ("At the time of the RDS migration, which Postgres ran locally?", "RDS migration", 0, 0),
+    ("After Caroline's trip, what did she paint?", "Caroline trip", 0, None),
+])
+def test_an_event_keeps_all_its_words_and_a_sentence_may_open_with_the_relation(
+        query, event, first, last):
+    found = anchor(query)
+    assert (found.event, found.first, found.last) == (event, first, last)
+
+
+@pytest.mark.parametrize("query", ["After the initial five days, how far had the prototype gotten?",
+                                   "after the first two weeks what changed",
+                                   "before the last 3 months, was it stable?"])
+def test_a_length_of_time_is_no_event(query):
+    assert anchor(query) is None
+
+
+@pytest.mark.parametrize("query, event, first, last", [
+    ("第一次压测过后两天，发版负责人换成了谁？", "第一次压测", 1, 3),  # 过后 is "after"
+    ("迁库过后的那个周末", "迁库", 1, 7),
+])
+def test_guo_hou_is_after_and_not_part_of_the_event(query, event, first, last):
+    found = anchor(query)
+    assert (found.event, found.first, found.last) == (event, first, last)

@@ -62,6 +62,17 @@ def variants():
         import math
         _patch(math, "log", lambda x: 1.0, undo)
 
+    def no_event_bridge(undo):  # the keyword side still bridges; events are dated by
+        dated = search.event_day  # their own words only
+
+        def event_day(conn, event, filters):
+            saved, search.BRIDGE = search.BRIDGE, False
+            try:
+                return dated(conn, event, filters)
+            finally:
+                search.BRIDGE = saved
+        _patch(search, "event_day", event_day, undo)
+
     out = [
         ("shipped", "everything on", lambda undo: None),
         ("- neighbour context", "daily lines without the line before them (and so no replies: "
@@ -90,6 +101,8 @@ def variants():
         ("- dated list", "days named in the query not searched on their own", no_dates),
         ("- event anchors", "a time named by an event (\"the day before launch\", \"上线当天\") not "
          "searched", lambda undo: _patch(temporal, "_anchor", lambda query: None, undo)),
+        ("- events across languages", "an event dated by records in its own words only, not "
+         "also the glossary's other language (\"pilot launch\" and 试点上线)", no_event_bridge),
         ("- a calendar day as the event", "\"the week before August 3\" not counted from the day "
          "the calendar names", lambda undo: _patch(temporal, "_calendar_anchor",
                                                    lambda query, named: None, undo)),

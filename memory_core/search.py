@@ -1172,6 +1172,15 @@ def event_day(conn, event: str, filters: Filters):
             return None
         return day if day and in_calendar(day) else None
     found = fts_candidates(conn, event, filters, ABOUT_EVENT)
+    concepts = bilingual.concepts(event) if BRIDGE else []
+    weighted = weighted_terms(event)
+    if concepts and _said_whole(event, concepts):  # "the pilot launch" the notes call 试点
+        # 上线; only an event the glossary and its names say whole ("Docker Hub rate limit
+        # 卡住"; not "granting items", half said: a day of anything granted)
+        bridge = bilingual.other_terms(concepts)
+        bridged = fts_candidates(conn, event, filters, ABOUT_EVENT, terms=bridge,
+                                 budget=BRIDGE_POSTINGS, keep_rarest=False)
+        found = across_languages(conn, found, bridged, weighted, concepts, bridge, ABOUT_EVENT)
     if not found:
         return None
     best = found[0][1]
@@ -1196,6 +1205,25 @@ def event_day(conn, event: str, filters: Filters):
         for day in filter(in_calendar, days):
             votes[day] = votes.get(day, 0.0) + weight[pk] / len(days)
     return max(votes, key=lambda d: (votes[d], d)) if votes else None
+
+
+# A name, written alike in either language: "Docker", "RDS", "v1.0.0", "k8s"
+_NAME = re.compile(r"\b(?:[A-Z][A-Za-z0-9_.-]*|[a-z]+\d[A-Za-z0-9_.-]*)")
+
+
+def _said_whole(event: str, concepts: list) -> bool:
+    """Whether an event's words are all glossary concepts or names ("Nginx 配置热更新卡住"),
+    so that it can be looked for in the other language."""
+    said = [False] * len(event)
+    spans = [m.span() for m in _NAME.finditer(event)]
+    for phrase in {t for c in concepts for t in c.own}:
+        pattern = (rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])" if phrase.isascii()
+                   else re.escape(phrase))
+        spans += [m.span() for m in re.finditer(pattern, event, flags=re.I)]
+    for a, b in spans:
+        said[a:b] = [True] * (b - a)
+    rest = "".join(" " if done else ch for ch, done in zip(event, said))
+    return not weighted_terms(rest)
 
 
 def newest(conn, filters: Filters, depth: int) -> list:

@@ -571,6 +571,27 @@ def test_an_event_planned_ahead_is_dated_by_the_day_it_was_planned_for(mem, monk
     assert [h.id for h in hits if "连接池" in h.content][0] == that_day["id"]
 
 
+def test_an_event_named_in_one_language_is_dated_by_notes_in_the_other(mem, monkeypatch):
+    """"The Friday before the pilot launch": the notes say 试点上线 (docs/retrieval.md
+    "Events across languages"); the English ones name the pilot, never its launch."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-15T12:00:00Z")
+    _line(mem, "鲜达要求试点在 3 月 29 日上线，先跑 40 台车", "2027-03-10", "a")
+    _line(mem, "v1.0.0 试点上线 prod，09:00 先接入 10 台车", "2027-03-29", "b")
+    _line(mem, "试点上线后 40 台车全部在线", "2027-03-29", "c")
+    decided = _line(mem, "Go/no-go: we decided to go, with helm rollback as the fallback",
+                    "2027-03-26", "d")
+    _line(mem, "Pilot success criteria: 99% of telemetry points arrive within 2 minutes",
+          "2027-03-01", "e")
+    _line(mem, "We decided to shard the ingest topic by region", "2027-04-09", "f")
+    for i, topic in enumerate(("Redis TTL", "Kafka partitions", "JWT audience", "报表 API",
+                               "告警 debounce", "Timescale retention", "App 状态管理", "CI runner",
+                               "ERP webhook", "OSS 归档", "设备固件", "pgxpool")):
+        _line(mem, f"{topic} reviewed, no change", f"2027-03-{i + 12:02d}", f"x{i}")
+    hits = mem.search("What did we decide on the Friday before the pilot launch?", limit=3,
+                      mode="fts")
+    assert hits[0].id == decided["id"]
+
+
 def test_the_start_of_the_project_is_the_stores_first_day(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     first = _line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")

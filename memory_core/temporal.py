@@ -1193,6 +1193,18 @@ def _names_a_time(words: str) -> bool:
     # one; the year's last, so a quarter or a half ("Q3", "H1") has begun
 
 
+def _only_a_time(words: str) -> bool:
+    """Is all of this phrase a calendar time ("summer", "Q3"), not an event a date names
+    ("August 3 release")?"""
+    if re.fullmatch(r"(?i)q[1-4]|h[12]", words):
+        return True
+    spans, taken = _spans(words, date(2000, 12, 31))
+    rest = list(words)
+    for a, b in taken:
+        rest[a:b] = " " * (b - a)
+    return bool(spans) and not "".join(rest).strip()
+
+
 def _between(query: str):
     """(Anchor with two events, span) or None; not when an end is a calendar time."""
     for pattern, word in ((_EN_BETWEEN, "between"), (_ZH_BETWEEN, "间")):
@@ -1242,8 +1254,9 @@ def _anchor_words(query: str):
                                or words == words[:1] and words[0].lower() in _NOT_EVENT_DAY):
                 continue  # two weeks": a length of time, no event ("before the last 3 months")
             if "det" in g and (  # "before launch", but not "before Monday", "Before the summer"
-                    g["det"] is None and words[0].lower() in _NOT_EVENT_DAY
-                    or _names_a_time(" ".join(words))):
+                    g["det"] is None and (words[0].lower() in _NOT_EVENT_DAY
+                                          or _names_a_time(" ".join(words)))
+                    or g["det"] is not None and _only_a_time(" ".join(words))):
                 continue
             weekday, days = None, 1
             if g.get("n"):

@@ -1158,3 +1158,12 @@ def test_a_length_of_time_is_no_event(query):
 def test_guo_hou_is_after_and_not_part_of_the_event(query, event, first, last):
     found = anchor(query)
     assert (found.event, found.first, found.last) == (event, first, last)
+
+
+@pytest.mark.parametrize("query, event", [
+    ("right before the summer release, what did we cut?", "summer release"),
+    ("After the spring cleanup, what changed?", "spring cleanup"),
+])
+def test_an_event_a_time_word_opens_is_still_an_event(query, event):
+    """"Before the summer" names a time; "before the summer release" an event."""
+    assert anchor(query).event == event

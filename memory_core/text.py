@@ -30,6 +30,9 @@ _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _IDENT = re.compile(rf"(?<![^\W{_CJK}])[^\W{_CJK}]+(?:[-_/.:@#+][^\W{_CJK}]+)+")
 
 # Words too common to carry meaning in a query; dropped unless nothing else is left.
+# "currently still nowadays anymore presently" frame a question about now (temporal reads
+# them), as 现在 目前 还 do in Chinese: as keywords they matched the newest line that said
+# "still" (docs/retrieval.md "Events across languages, and plans a quarter ahead").
 STOPWORDS_EN = frozenset("""
 a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further
@@ -39,6 +42,7 @@ over own same she should so some such than that the their theirs them themselves
 these they this those through to too under until up very was we were what when where which
 while who whom why will with would you your yours yourself yourselves did does what's let's
 i'm it's don't can't 's s t d ll re ve m per via
+currently still nowadays anymore presently
 """.split())
 STOPWORDS_ZH = frozenset("""
 的 了 是 在 和 与 及 也 都 就 很 还 又 这 那 有 没 不 吗 呢 吧 啊 呀 哦 嗯 着 过 得 地 么 把 被 给 对 我 你 他 她 它

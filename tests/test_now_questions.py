@@ -745,6 +745,25 @@ def test_a_question_about_before_an_undated_event_still_finds_the_replaced_value
     assert v1["id"] in ids(mem.search("what was the Redis TTL before the upgrade?", mode="fts"))
 
 
+@pytest.mark.parametrize("question", ["Is staging still running in Hangzhou?",
+                                      "Where does staging currently run?",
+                                      "Where is staging running nowadays?"])
+def test_still_and_currently_frame_a_question_about_now_and_are_no_topic(mem, monkeypatch, question):
+    """English's 还 / 目前: "still", "currently", "nowadays", "anymore", "presently" say the
+    question is about now (the temporal reading); as keywords they matched the newest line
+    that happened to say "still" ("older loggers still post to 9090", heldout-devmem)."""
+    at(monkeypatch, "2027-03-12T02:00:00Z")
+    was = mem.save_fact("Marcus moved staging from the single ECS box to ACK in cn-hangzhou")["id"]
+    at(monkeypatch, "2027-04-08T07:43:00Z")
+    moved = mem.save_fact("staging and prod both move to ACK cn-shanghai for data residency")["id"]
+    at(monkeypatch, "2027-04-12T01:51:00Z")
+    for line in ("Device firmware 2.3 switches to port 8443; older loggers still post to 9090",
+                 "The map screen currently lags on Android 10", "Nobody uses GetX nowadays"):
+        mem.save_fact(line)
+    at(monkeypatch, "2027-04-15T10:00:00Z")
+    assert set(ids(mem.search(question, limit=2))) == {was, moved}
+
+
 def test_a_question_about_now_is_not_answered_by_a_newer_line_sharing_only_its_function_words(mem, monkeypatch):
     """"lobby 那边还在用 Exposed 吗": 那边 (over there) and 用 (use) are no topic, but rare in a
     small store they weighed as much as "Exposed", so the newest line holding them ("苹果那边

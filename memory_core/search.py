@@ -479,6 +479,16 @@ def across_languages(conn, found: list, bridged: list, weighted: list, concepts:
     return ([r for r in scored if r[1] > 0] + tail)[:k]
 
 
+def with_other_language(conn, query: str, filters: Filters, k: int, found: list, weighted: list,
+                        concepts: list, bridge: list, counts: dict | None = None,
+                        seen: dict | None = None) -> list:
+    """The keyword list `found` with the notes the bridge's words (`bridge`, the other
+    language's words of `concepts`) find, scored as one (across_languages)."""
+    bridged = fts_candidates(conn, query, filters, k, terms=bridge, budget=BRIDGE_POSTINGS,
+                             keep_rarest=False, counts=counts)
+    return across_languages(conn, found, bridged, weighted, concepts, bridge, k, counts, seen)
+
+
 def _term_frequencies(conn, pks: list, terms) -> dict:
     """{phrase: {pk: its bm25() in the record per unit of idf}} for these records. They are
     scored in tables of their own (bm25() in the index costs a walk of the phrase's postings
@@ -1074,10 +1084,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 vec = vector_candidates(conn, v, scope, k, early)
                 counted["keyword_only"] = vectors.count_pending(conn)
             if bridge:  # notes in the other language
-                bridged = fts_candidates(conn, query, scope, k, terms=bridge,
-                                         budget=BRIDGE_POSTINGS, keep_rarest=False, counts=counts)
-                fts = across_languages(conn, fts, bridged, weighted, concepts, bridge, k,
-                                       counts, scored)
+                fts = with_other_language(conn, query, scope, k, fts, weighted, concepts, bridge,
+                                          counts, scored)
             fts = as_written(conn, fts, names)
             dated = []
             if start is not None and mode != "vector":  # the days the query names
@@ -1173,14 +1181,12 @@ def event_day(conn, event: str, filters: Filters):
         return day if day and in_calendar(day) else None
     found = fts_candidates(conn, event, filters, ABOUT_EVENT)
     concepts = bilingual.concepts(event) if BRIDGE else []
-    weighted = weighted_terms(event)
     if concepts and _said_whole(event, concepts):  # "the pilot launch" the notes call 试点
         # 上线; only an event the glossary and its names say whole ("Docker Hub rate limit
         # 卡住"; not "granting items", half said: a day of anything granted)
-        bridge = bilingual.other_terms(concepts)
-        bridged = fts_candidates(conn, event, filters, ABOUT_EVENT, terms=bridge,
-                                 budget=BRIDGE_POSTINGS, keep_rarest=False)
-        found = across_languages(conn, found, bridged, weighted, concepts, bridge, ABOUT_EVENT)
+        found = with_other_language(conn, event, filters, ABOUT_EVENT, found,
+                                    weighted_terms(event), concepts,
+                                    bilingual.other_terms(concepts))
     if not found:
         return None
     best = found[0][1]

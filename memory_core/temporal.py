@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from .text import asking, asks_in, chat_of, folded, lines, own_lines, sentences
@@ -915,8 +915,8 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         # the latest that has begun, or that a record may name ahead of it ("元旦去哈尔滨"
         # written December 10: the coming one)
         horizon = today + timedelta(days=ahead)
-        return next(days(y) for y in range(horizon.year, horizon.year - 3, -1)
-                    if days(y)[0] <= horizon)
+        span = days(horizon.year)
+        return span if span[0] <= horizon else days(horizon.year - 1)
     if kind == "season":
         name = g["season"].lower()
         start_month = next(v for k, v in _SEASONS.items() if name.startswith(k))
@@ -1182,12 +1182,16 @@ _ZH_BETWEEN = re.compile(rf"(?P<ev>{_ZH_EV})\s{{0,3}}(?:和|与|跟|到|至)\s{{
 _EN_TIMES_OF_DAY = frozenset("noon midnight dawn dusk soon later".split())
 
 
+# "Q3", "H1" alone: a quarter or a half of a year, which _spans reads only with a year
+_QUARTER_WORD = re.compile(r"(?i)q[1-4]|h[12]")
+
+
 def _names_a_time(words: str) -> bool:
     """Is this phrase a calendar time rather than an event ("yesterday", "Monday",
     "September", "9月3日", "上周", "noon")?"""
     first = words.split()[0].lower() if words.split() else ""
     return bool(first in _WEEKDAYS_EN or first in _MONTHS or first in _EN_TIMES_OF_DAY
-                or re.fullmatch(r"q[1-4]|h[12]", first)  # "after Q3": a quarter, no event
+                or _QUARTER_WORD.fullmatch(first)  # "after Q3": a quarter, no event
                 or _TIME_WORDS.match(words)
                 or _spans(words, date(2000, 12, 31))[0])  # any day: only whether it names
     # one; the year's last, so a quarter or a half ("Q3", "H1") has begun
@@ -1196,7 +1200,7 @@ def _names_a_time(words: str) -> bool:
 def _only_a_time(words: str) -> bool:
     """Is all of this phrase a calendar time ("summer", "Q3"), not an event a date names
     ("August 3 release")?"""
-    if re.fullmatch(r"(?i)q[1-4]|h[12]", words):
+    if _QUARTER_WORD.fullmatch(words):
         return True
     spans, taken = _spans(words, date(2000, 12, 31))
     rest = list(words)
@@ -1221,16 +1225,6 @@ def _between(query: str):
 def _anchor(query: str):
     """(Anchor, (start, end) of the words that place the time around the event, (start,
     end) of the event's words) or None."""
-    found = _anchor_words(query)
-    if found is None:
-        return None
-    found_anchor, span, (ev_start, ev_end) = found
-    if found_anchor.event.endswith("过") and query[ev_end:ev_end + 1] == "后":  # "压测过后":
-        found_anchor = replace(found_anchor, event=found_anchor.event[:-1])  # 过后 is after
-    return found_anchor, span, (ev_start, ev_end)
-
-
-def _anchor_words(query: str):
     found = _between(query)
     if found:
         return found
@@ -1281,6 +1275,8 @@ def _anchor_words(query: str):
             return Anchor(event, *stretch, weekday=weekday, days=days), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
+        if event.endswith("过") and query.startswith("后", m.end("ev")):  # "压测过后": 过后 is after
+            event = event[:-1]
         first, _, rest = event.partition(" ")
         if rest and first in _EN_STOP:  # "log for OOM 那次之前": OOM (not "IT 部门搬机房")
             event = rest.strip()

@@ -16,6 +16,18 @@ def saved(mem, notes) -> list:
     return [mem.save_fact(n)["id"] for n in notes]
 
 
+def named_days(text: str, written) -> list:
+    """The days a record written at `written` (a datetime, or an ISO day at 10:00 UTC) names,
+    as "YYYY-MM-DD" or "first/last" strings (temporal.mentions)."""
+    from datetime import datetime
+
+    from memory_core.temporal import mentions
+    if isinstance(written, str):
+        written = datetime.fromisoformat(written + "T10:00:00+00:00")
+    return [a.isoformat() if a == b else f"{a.isoformat()}/{b.isoformat()}"
+            for a, b in mentions(text, written)]
+
+
 def first(mem, query, **kw) -> list:
     """The first hit's id of a keyword search (unless `mode` says otherwise), as a list."""
     return ids(mem.search(query, **{"mode": "fts", **kw}))[:1]

@@ -12,13 +12,8 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from memory_core.temporal import anchor, mentions, parse
-
-
-def named(text, written):
-    at = datetime.fromisoformat(written + "T10:00:00+00:00")
-    return [a.isoformat() if a == b else f"{a.isoformat()}/{b.isoformat()}"
-            for a, b in mentions(text, at)]
+from memory_core.temporal import anchor, parse
+from storeutil import named_days as named
 
 
 # --- a date without a year, a quarter ahead: a plan, unless the record says it is past ----

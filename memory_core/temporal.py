@@ -1093,7 +1093,7 @@ _EN_ANCHORS = (
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of))"
                rf"\s+(?:(?P<det>{_OWNER})\s+)?{_EV_EN}"),  # "before the launch", "before launch"
     # (not the "s" of "the closed beta's day-7 retention", nor a "day-7" count)
-    re.compile(rf"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?<!['’])(?P<ev>[a-z][\w-]{{0,40}})\s+day\b(?!-\d)", re.I),
+    re.compile(r"\b(?:on\s+)?(?:(?:the|our|my|his|her|their)\s+)?(?<!['’])(?P<ev>[a-z][\w-]{0,40})\s+day\b(?!-\d)", re.I),
     # "on the day we launched the pilot", "the night the pilot went live": a clause, its
     # subject a pronoun, a name or "the <noun>" (case matters: "the day before" is no clause)
     re.compile(r"\b[Tt]he\s+(?P<unit>day|night|morning|evening|week)\s+(?:(?:that|when)\s+)?"

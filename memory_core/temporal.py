@@ -79,6 +79,10 @@ _MONTHS = {m: i for i, names in enumerate((
 _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAYS_EN = {d: i for i, d in enumerate(
     "monday tuesday wednesday thursday friday saturday sunday".split())}
+# How people shorten them in a chat ("last wed", "this Thurs."): read after this/last/next/on
+# only, where "sat" and "sun" cannot be the words (and not after "on": "on sun").
+_WEEKDAYS_EN |= {a: i for i, names in enumerate(
+    ("mon", "tue tues", "wed weds", "thu thur thurs", "fri", "sat", "sun")) for a in names.split()}
 _WEEKDAYS_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 _ZH_NUM = {c: i for i, c in enumerate("零一二三四五六七八九十", 0)} | {"两": 2}
 _EN_NUM = {w: i for i, w in enumerate(
@@ -127,6 +131,8 @@ _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 # a sentence it is as often a shift ("pushed the deadline 3 days back")
 _BACK = r"(?:^|(?<=[,;，；:]\s)|(?<=[,;，；:]))\s*"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WD_EN_SHORT = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
+_WD_EN_ON = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|weds?|thu(?:rs?)?|fri)\.?"
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
 AHEAD = "ahead"  # the kind of words that name no day because they name one ahead
@@ -256,12 +262,12 @@ _PATTERN_SOURCES = (
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
     (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排|纪要|评审|复盘|发布|上线|部署|故障|事故|告警|变更|改动)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
      r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号",), ("月", "国庆", "节")),
-    (rf"\bthis\s+{_WD_EN}\b", "recent_wd"),
+    (rf"\bthis\s+{_WD_EN_SHORT}\b", "recent_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
     (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
     (r"明天|明日|明早|明晚|\btomorrow\b", "1"),
     (r"下(?:个)?周末|\bnext\s+weekend\b", "next_weekend"),
-    (rf"下(?:个)?(?:周|星期|礼拜){_WD_ZH}", "next_wd"), (rf"\bnext\s+{_WD_EN}\b", "next_wd"),
+    (rf"下(?:个)?(?:周|星期|礼拜){_WD_ZH}", "next_wd"), (rf"\bnext\s+{_WD_EN_SHORT}\b", "next_wd"),
     (r"下(?:个)?(?:周|星期|礼拜)|\bnext\s+week\b", "next_week"),
     (r"大前天", "-3"), (r"前天|the day before yesterday", "-2"),
     (r"昨天|昨日|昨晚|\byesterday\b|(?<![#.\w])yday\b(?!\s*\()|\blast\s+night\b", "-1"),
@@ -296,13 +302,13 @@ _PATTERN_SOURCES = (
      rf"\bthe\s+past\s+year\b{_NOT_OF}", "last_n_years", ("year",)),
     (rf"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+month\b{_NOT_OF}", "last_n_months"),
     (rf"(?:上|上个)(?:周|星期|礼拜){_WD_ZH}", "last_wd"),
-    (rf"\bthis\s+past\s+{_WD_EN}\b", "past_wd", ("past",)),
-    (rf"\blast\s+{_WD_EN}\b", "last_wd"),
+    (rf"\bthis\s+past\s+{_WD_EN_SHORT}\b", "past_wd", ("past",)),
+    (rf"(?<!\bthe\s)\blast\s+{_WD_EN_SHORT}\b", "last_wd"),
     (r"上上上(?:个)?(?:周|星期|礼拜)", "week-3"),
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+(?:week|wk)\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+(?:week|wk)\b", "week-1"),
     (rf"(?<![上这本下每逢])(?<!每个)(?<!每到)(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
-    (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN}\b", "recent_wd"),
+    (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN_ON}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
     (rf"(?<!every\s)(?<!each\s)\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
@@ -354,7 +360,7 @@ _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早季时]|day|night|week|month|year|ago|morning|quarter|hour|"
     r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|wk|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞|平安夜|情人|万圣|双十|双1|"
-    r"halloween", re.I)
+    r"halloween|\b(?:mon|tue|wed|thu|fri|sat|sun)", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
 _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
@@ -364,8 +370,8 @@ _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one 
     r"五一|圣诞|去年|今年|[春夏秋冬][天季]|\d[/-]\d)")
 _EN_RECORD_DATE = re.compile(
     r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
-    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year)|(?:on|last)\s+(?:mon|"
-    r"tues|wednes|thurs|fri|satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year|mon|tue|wed|thu|fri|sat|sun)|on\s+(?:mon|"
+    r"tue|wed|thu|fri)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 

@@ -744,6 +744,44 @@ def test_a_record_names_this_weeks_weekdays_and_next_weekend(text, named):
     assert [(a.isoformat(), b.isoformat()) for a, b in got] == named
 
 
+@pytest.mark.parametrize("query, first, after_last", [
+    # said on a Thursday: "last wed" is this week's Wednesday to some, as "last Wednesday" is
+    ("last wed how many accounts got banned?", "2026-10-07", "2026-10-15"),
+    ("what did we ship last Tues.", "2026-10-06", "2026-10-14"),
+    ("last thurs we cut the release, what was in it", "2026-10-08", "2026-10-09"),
+    ("this past Fri, who was on call?", "2026-10-09", "2026-10-10"),
+    ("what did we decide on weds?", "2026-10-14", "2026-10-15"),
+    ("why did the cluster restart on Mon.?", "2026-10-12", "2026-10-13"),
+    ("last sun the disk filled up", "2026-10-11", "2026-10-12"),
+])
+def test_a_weekday_shortened_after_last_this_or_on_is_that_day(query, first, after_last):
+    """"last wed", "on Mon." named no day: only full names were read."""
+    assert days(query) == (first, after_last)
+
+
+@pytest.mark.parametrize("query", [
+    "the last sat down late", "on sun exposure limits", "mon ami", "who sat on the review",
+    "the sun came out", "sat/sun schedule",
+])
+def test_sat_sun_and_mon_as_words_name_no_day(query):
+    assert days(query) is None
+
+
+@pytest.mark.parametrize("text, written, named", [
+    ("So much since we talked! Last Fri I finally took my kids to a park",
+     "2023-07-14T09:00:00Z", [("2023-07-07", "2023-07-07")]),
+    ("I just joined a new activist group last Tues.", "2023-07-20T09:00:00Z",
+     [("2023-07-11", "2023-07-18")]),  # a Thursday: this week's Tuesday to some
+    ("Wanna see my moves next Fri?", "2023-01-20T09:00:00Z", [("2023-01-27", "2023-01-27")]),
+    ("this Monday we moved the gateway to 8443", "2026-10-14T09:00:00Z", [("2026-10-12", "2026-10-12")]),
+])
+def test_a_record_names_a_shortened_weekday_and_this_weekday(text, written, named):
+    """LoCoMo's speakers write "last Fri", "last Tues."; a record saying "this Monday" was
+    not read at all (the quick test of a record's time words lacked it)."""
+    got = mentions(text, datetime.fromisoformat(written.replace("Z", "+00:00")))
+    assert [(a.isoformat(), b.isoformat()) for a, b in got] == named
+
+
 def test_a_named_day_across_a_daylight_saving_change_is_that_day(monkeypatch):
     """Midnights were expressed in now's UTC offset: asked the Monday after DST ended,
     "昨天" (Sunday) began at 23:00 on Saturday, and a record naming Saturday matched

@@ -1215,11 +1215,36 @@ def _only_a_time(words: str) -> bool:
     return bool(spans) and not "".join(rest).strip()
 
 
+# Verbs whose "after" is no time: "who looks after our servers", "named after the launch",
+# "takes after", "sought after".
+_AFTER_VERBS = frozenset("look looks looked looking named take takes took taking sought".split())
+# Words before "between" or after 之间 that make its ends things, not times: "the difference
+# between liveness and readiness", "latency between the two regions", "A 和 B 之间的区别".
+_THINGS_BETWEEN = frozenset(
+    "difference differences differ differs distinguish compare comparing comparison contrast "
+    "choose choosing choice pick picking decide deciding relationship relation relations link "
+    "links connection connections gap distinction tradeoff trade-off conflict conflicts "
+    "mismatch overlap sync syncing traffic latency communication calls consistency balance "
+    "similarity similarities alternate alternating switch switching".split())
+_ZH_THINGS_BETWEEN = re.compile(r"的?(?:区别|差别|差异|不同|关系|联系|关联|通信|通讯|延迟|调用|对比|比较|取舍|"
+                                r"冲突|同步|流量|平衡|依赖|距离|转换|切换)")
+
+
+def _word_before(text: str, at: int) -> str:
+    """The word that ends just before `at` (spaces between), lower-cased; "" if none."""
+    m = re.search(r"([\w'-]+)\s*$", text[max(0, at - 40):at])  # a word, not the text before
+    return m[1].lower() if m else ""
+
+
 def _between(query: str):
-    """(Anchor with two events, span) or None; not when an end is a calendar time."""
+    """(Anchor with two events, span) or None; not when an end is a calendar time, nor
+    when the ends are things compared or joined (_THINGS_BETWEEN)."""
     for pattern, word in ((_EN_BETWEEN, "between"), (_ZH_BETWEEN, "间")):
         m = pattern.search(query) if word in query.lower() else None
         if not m:
+            continue
+        if (_word_before(query, m.start()) in _THINGS_BETWEEN if word == "between"
+                else _ZH_THINGS_BETWEEN.match(query, m.end())):
             continue
         ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
         if any(len(e) < 2 or _names_a_time(e) for e in ends):
@@ -1277,6 +1302,8 @@ def _anchor(query: str):
                 stretch = _STRETCH["on"]
             if stretch is None:
                 continue
+            if (g.get("rel") or "").lower() == "after" and _word_before(query, m.start("rel")) in _AFTER_VERBS:
+                continue  # "who looks after our servers", "named after the launch": no time
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
             return Anchor(event, *stretch, weekday=weekday, days=days), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):

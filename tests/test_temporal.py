@@ -505,6 +505,31 @@ def test_words_like_before_or_that_day_alone_name_no_event(query):
     assert anchor(query) is None
 
 
+@pytest.mark.parametrize("query", [
+    "What's the difference between our liveness and readiness endpoints?",
+    "how do we choose between Kafka and NATS for the settlement events?",
+    "what is the latency between the Jakarta fleet and the Singapore lobby?",
+    "the relationship between rooms and battle processes",
+    "压测和上线之间的区别是什么", "lobby 和 match 之间的调用走 gRPC 吗",
+    "who looks after our servers, and which city do they work from?",
+    "the cluster was named after the launch codename", "which region takes after the old setup?",
+])
+def test_things_compared_or_a_verb_s_after_name_no_event(query):
+    """"the difference between liveness and readiness" was a stretch from one event to the
+    other, and "who looks after our servers" the days after "servers": each then kept only
+    the records of a stretch the store dated by those words."""
+    assert anchor(query) is None
+
+
+@pytest.mark.parametrize("query, event, until", [
+    ("what happened between the launch and the outage?", "launch", "outage"),
+    ("压测和上线之间改了什么", "压测", "上线"),
+])
+def test_a_stretch_between_two_events_is_still_read(query, event, until):
+    a = anchor(query)
+    assert (a.event, a.until) == (event, until)
+
+
 @pytest.mark.parametrize("query, first, after_last", [
     ("节后第一天迁库，实际停机了多久？", "2026-10-08", "2026-10-09"),  # after 国庆 (10-01..07)
     ("国庆前一天上线了什么", "2026-09-30", "2026-10-01"),

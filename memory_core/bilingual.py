@@ -90,9 +90,10 @@ def concepts(query: str) -> list[Concept]:
         piece = piece.strip("_.~:@#+-").lower()
         if piece.isalnum():
             english.append((piece,))
-        else:  # a name; one the glossary lists as a term ("on-call", "e-mail") is a word
+        else:  # a name; one the glossary lists as a term ("on-call", "e-mail"), or as part
+            # of one ("single sign-on", "blue-green deployment"), is words
             words = tuple(_JOINERS.split(piece))
-            english.append(words if words in en_to_zh else None)
+            english.append(words if words in en_to_zh or words in _term_parts(en_to_zh) else None)
     for said, term in _en_words(english, en_to_zh):
         out.append(Concept(said + (" ".join(said),) if len(said) > 1 else said,
                            tuple(dict.fromkeys(text.bigram_phrase(w) for w in en_to_zh[term])),
@@ -215,6 +216,19 @@ def _stem(word: str) -> str:
             word = word[:-len(suffix)]
             break
     return word[:-1] if len(word) > 3 and word[-1] == word[-2] else word
+
+
+_parts: tuple | None = None  # (the glossary they are of, its terms' runs of 2+ words)
+
+
+def _term_parts(en_to_zh: dict) -> frozenset:
+    """Every run of two or more words inside an English term of the glossary (the words of
+    "single sign-on": single sign, sign on, single sign on)."""
+    global _parts
+    if _parts is None or _parts[0] is not en_to_zh:
+        _parts = (en_to_zh, frozenset(t[i:j] for t in en_to_zh for i in range(len(t))
+                                      for j in range(i + 2, len(t) + 1)))
+    return _parts[1]
 
 
 def _load() -> tuple[dict, dict]:

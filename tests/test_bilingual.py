@@ -41,6 +41,21 @@ def test_a_question_finds_the_note_written_in_the_other_language(mem, notes, que
     assert ids(mem.search(question, mode=mode))[0] == notes[note]
 
 
+@pytest.mark.parametrize("question, note", [
+    ("封测首日最高在线是多少", "Peak CCU on the first day of the closed beta was 2,900"),
+    ("次日留存多少", "D1 retention came out at 38%"),
+    ("How long was the matchmaking wait at the soft launch?", "软发布首日匹配平均等待 12 秒"),
+])
+def test_launches_and_player_metrics_are_found_across_languages(mem, question, note):
+    """Betas, launches and player metrics (封测 / closed beta / CBT, 软发布 / soft launch,
+    留存 by day, 在线 / CCU, 匹配 / matchmaking) were not in the glossary."""
+    for text in (note, "Peak memory on the lobby was 2.9 GB", "首日工单 38 个", "留言板改版",
+                 "Log retention is 30 days", "Peak CCU in the load test was 5,000",
+                 "The matchmaking service is written in Go", "压测等待队列最多 500"):
+        mem.save_fact(text)
+    assert mem.search(question, mode="fts")[0].content == note
+
+
 def test_a_note_in_the_question_s_own_language_stays_above_one_found_across(mem, notes):
     same = mem.save_fact("设备密钥每 30 天轮换一次")["id"]
     assert ids(mem.search("设备密钥多久轮换一次", mode="fts"))[:2] == [same, notes["rotation"]]
@@ -254,6 +269,24 @@ def test_paths_urls_and_code_are_names_not_words_to_translate(query, plain):
 def test_hyphenated_and_numbered_glossary_terms_are_matched_from_english(query, expected):
     """A name the glossary lists as a term (`on-call`, `i18n`, `R&D`) is a word, not a name."""
     assert expected in [word(t) for t in terms(query)], terms(query)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("when does the CTO want single sign-on finished?", "单点登录"),
+    ("Do we use blue-green deployment for the API?", "蓝绿部署"),
+    ("Is there an in-memory cache in front of Redis?", "本地缓存"),
+    ("Which endpoints need role-based access control?", "基于角色的访问控制"),
+    ("How is cross-site scripting prevented?", "跨站脚本"),
+])
+def test_a_term_written_with_a_hyphen_inside_it_is_matched_whole(query, expected):
+    """"single sign-on" found nothing: "sign-on" alone is no glossary term, so the piece
+    was a name and broke the term; 52 terms are written so."""
+    assert expected in [word(t) for t in terms(query)], terms(query)
+
+
+@pytest.mark.parametrize("query", ["lobby-db talks to harbor-battle", "bump fe-build to v2"])
+def test_a_hyphenated_name_that_is_no_term_is_still_a_name(query):
+    assert terms(query) == []
 
 
 # --- 8. wrong: glossary senses that mislead a coding memory ------------------------------------

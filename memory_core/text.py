@@ -325,7 +325,8 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
             continue
         for sentence in parts[i]:
             weight = ASKING_WEIGHT if asks[sentence] and amid else 1
-            terms += [(t, stop, weight) for t, stop in _line_terms(sentence)]
+            said = _line_terms(_REQUEST.sub(" ", sentence)) or _line_terms(sentence)
+            terms += [(t, stop, weight) for t, stop in said]
     kept = [t for t in terms if not t[1]] or terms
     out: dict[str, int] = {}
     for t, _, weight in kept:
@@ -371,6 +372,14 @@ def asking(sentence: str) -> bool:
     s = sentence.rstrip()
     return s.endswith("？") or (s.endswith("?") and len(s) > 1 and not s[-2].isspace()
                                 and s[-2] != "=")
+
+
+# How a question is put to the agent, not what it is about: "give me the whole team list",
+# "tell me about…", "告诉我这个项目有哪些坑", "帮我找一下…". As keywords, "give" found
+# "give schedule times in Beijing time" first (docs/retrieval.md "Asked of the agent").
+_REQUEST = re.compile(r"\b(?:please|pls|(?:can|could|would)\s+you|(?:give|tell|show|remind|send|get|find)"
+                      r"\s+(?:me|us)|let\s+me\s+know)\b|请问|麻烦你?|[请你]?(?:帮我|帮忙|告诉我|跟我说|提醒我)",
+                      re.I)
 
 
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:

@@ -118,3 +118,24 @@ def test_chinese_is_cut_into_dictionary_words():
     assert segment("密码哈希") == ["密码", "哈希"]  # 哈希 is not listed: loose characters join
     assert words("Lighthouse 性能分现在是多少？") == ["lighthouse", "性能", "分"]
     assert words("JWT_SECRET 没配置会怎样") == ["jwt secret", "配置"]
+
+
+@pytest.mark.parametrize("query, kept", [
+    ("give me the whole team list with who does what", ["whole", "team", "list"]),
+    ("tell me about the release rules", ["release", "rules"]),
+    ("Could you show me the deploy steps, please?", ["deploy", "steps"]),
+    ("remind me what we decided about Redis", ["decided", "redis"]),
+    ("告诉我这个项目有哪些坑", ["个项", "项目", "目有", "有哪", "些坑"]),
+])
+def test_how_a_question_is_put_to_the_agent_is_no_keyword(query, kept):
+    """"give me the whole team list" found "give schedule times in Beijing time" first."""
+    assert [t for t, _ in weighted_terms(query)] == kept
+
+
+@pytest.mark.parametrize("query, kept", [
+    ("give me", ["give"]),  # nothing else: the words themselves are searched
+    ("the team gave me a laptop", ["team", "gave", "laptop"]),
+    ("show metrics for the lobby", ["show", "metrics", "lobby"]),
+])
+def test_the_same_words_elsewhere_are_still_keywords(query, kept):
+    assert [t for t, _ in weighted_terms(query)] == kept

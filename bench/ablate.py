@@ -18,6 +18,7 @@ for the model.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -129,6 +130,8 @@ def variants():
         ("- names as written", "HARBOR_BATTLE matched by its parts only, not first where written "
          "so (search.as_written)", lambda undo: _patch(search, "as_written",
                                                        lambda conn, found, names: found, undo)),
+        ("- request frames", "\"give me\", \"tell me about\", 告诉我, 帮我 searched as words "
+         "(text._REQUEST)", lambda undo: _patch(text, "_REQUEST", re.compile(r"(?!)"), undo)),
         ("- frame stopwords", "那边 这边 那里 这里 目前 当前 如今 searched as words",
          lambda undo: _patch(text, "STOPWORDS_ZH", text.STOPWORDS_ZH - set(
              "那边 这边 那里 这里 目前 当前 如今".split()), undo)),

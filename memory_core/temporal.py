@@ -80,9 +80,9 @@ _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?
 _WEEKDAYS_EN = {d: i for i, d in enumerate(
     "monday tuesday wednesday thursday friday saturday sunday".split())}
 # How people shorten them in a chat ("last wed", "this Thurs."): read after this/last/next/on
-# only, where "sat" and "sun" cannot be the words (and not after "on": "on sun").
+# only, and not "sat" or "sun", which are words too ("when we last sat down", "this Sun JDK").
 _WEEKDAYS_EN |= {a: i for i, names in enumerate(
-    ("mon", "tue tues", "wed weds", "thu thur thurs", "fri", "sat", "sun")) for a in names.split()}
+    ("mon", "tue tues", "wed weds", "thu thur thurs", "fri")) for a in names.split()}
 _WEEKDAYS_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}
 _ZH_NUM = {c: i for i, c in enumerate("零一二三四五六七八九十", 0)} | {"两": 2}
 _EN_NUM = {w: i for i, w in enumerate(
@@ -131,8 +131,9 @@ _WD_ZH = r"(?P<wd>[一二三四五六日天])"
 # a sentence it is as often a shift ("pushed the deadline 3 days back")
 _BACK = r"(?:^|(?<=[,;，；:]\s)|(?<=[,;，；:]))\s*"
 _WD_EN = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_WD_EN_SHORT = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
-_WD_EN_ON = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|weds?|thu(?:rs?)?|fri)\.?"
+# a day's name or its chat form, not the start of a host or a name ("on mon-a", "mon.example.com")
+_WD_EN_SHORT = (r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|weds?|"
+                r"thu(?:rs?)?|fri)\.?(?![\w-]|\.\w)")
 _SEASON = r"(?P<season>春天|夏天|秋天|冬天|春季|夏季|秋季|冬季|spring|summer|autumn|fall|winter)"
 
 AHEAD = "ahead"  # the kind of words that name no day because they name one ahead
@@ -308,7 +309,7 @@ _PATTERN_SOURCES = (
     (r"上上(?:个)?(?:周|星期|礼拜)|\bthe\s+(?:week|wk)\s+before\s+last\b", "week-2"),
     (r"上(?:个)?(?:周|星期|礼拜)|\blast\s+(?:week|wk)\b", "week-1"),
     (rf"(?<![上这本下每逢])(?<!每个)(?<!每到)(?:周|星期|礼拜){_WD_ZH}", "recent_wd"),
-    (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN_ON}\b", "recent_wd"),
+    (rf"(?:\bon\s+|(?<=\bsince\s)){_WD_EN_SHORT}\b", "recent_wd"),
     (rf"\b{_WD_EN}'s\b", "recent_wd"),
     (rf"(?<!every\s)(?<!each\s)\b{_WD_EN}\s+(?:morning|afternoon|evening|night)\b", "recent_wd", ("morning", "afternoon", "evening", "night")),
     (rf"(?:这|本)(?:个)?(?:周|星期|礼拜){_WD_ZH}", "this_wd"),
@@ -360,7 +361,7 @@ _MAYBE_DATE = re.compile(  # every pattern above contains one of these
     r"\d|[天日号月周年礼拜晚期旬初底末节旦春夏秋冬早季时]|day|night|week|month|year|ago|morning|quarter|hour|"
     r"afternoon|evening|spring|summer|autumn|fall|winter|christmas|early|mid|late|end|tomorrow|wk|"
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|国庆|五一|清明|圣诞|平安夜|情人|万圣|双十|双1|"
-    r"halloween|\b(?:mon|tue|wed|thu|fri|sat|sun)", re.I)
+    r"halloween|\b(?:mon|tue|wed|thu|fri)", re.I)
 # A record is read for dates only when it holds a time word (a port or a version number
 # alone does not make it one): this runs for every line sync reads.
 _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one class test
@@ -370,8 +371,8 @@ _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one 
     r"五一|圣诞|去年|今年|[春夏秋冬][天季]|\d[/-]\d)")
 _EN_RECORD_DATE = re.compile(
     r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
-    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year|mon|tue|wed|thu|fri|sat|sun)|on\s+(?:mon|"
-    r"tue|wed|thu|fri)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year)|on\s+(?:mon|tue|wed|thu|fri|"
+    r"saturday|sunday)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
@@ -1091,7 +1092,7 @@ _EN_ANCHORS = (
     # "the Monday before the launch", "on the Friday after Melanie's wedding"
     # ("the Saturday right after CBT opened": an adverb changes nothing after "the"; "last
     # Friday right after lunch" is last Friday, "on Monday right after the standup" Monday)
-    re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
+    re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN_SHORT}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
                rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?(the)(?:"
                + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
@@ -1215,19 +1216,22 @@ def _only_a_time(words: str) -> bool:
     return bool(spans) and not "".join(rest).strip()
 
 
-# Verbs whose "after" is no time: "who looks after our servers", "named after the launch",
-# "takes after", "sought after".
-_AFTER_VERBS = frozenset("look looks looked looking named take takes took taking sought".split())
-# Words before "between" or after 之间 that make its ends things, not times: "the difference
-# between liveness and readiness", "latency between the two regions", "A 和 B 之间的区别".
+# "after" as part of a verb, no time: "who looks after our servers" (after who / that /
+# which: "how did the dashboard look after the deploy" is a time), "named after", "sought after".
+_AFTER_VERBS = frozenset("named sought".split())
+_CARE_AFTER = re.compile(r"(?i)\b(?:who|that|which)\s+(?:\w+\s+)?look(?:s|ed|ing)?\s*$")
+# Words before "between" that compare or choose, making its ends things, not times: "the
+# difference between liveness and readiness", "choose between Kafka and NATS". Not what can
+# be measured over a stretch ("traffic between the launch and the outage").
 _THINGS_BETWEEN = frozenset(
-    "difference differences differ differs distinguish compare comparing comparison contrast "
-    "choose choosing choice pick picking decide deciding relationship relation relations link "
-    "links connection connections gap distinction tradeoff trade-off conflict conflicts "
-    "mismatch overlap sync syncing traffic latency communication calls consistency balance "
-    "similarity similarities alternate alternating switch switching".split())
-_ZH_THINGS_BETWEEN = re.compile(r"的?(?:区别|差别|差异|不同|关系|联系|关联|通信|通讯|延迟|调用|对比|比较|取舍|"
-                                r"冲突|同步|流量|平衡|依赖|距离|转换|切换)")
+    "difference differences different diff differ differs distinguish compare compared comparing "
+    "comparison contrast choose chose chosen choosing choice pick picked picking decide decided "
+    "deciding relationship relation relations distinction tradeoff trade-off tradeoffs mismatch "
+    "similarity similarities similar better faster slower cheaper safer".split())
+# After 之间 (what joins the ends is 和 / 与 / 跟, not 到 / 至, which make a span of time):
+# "A 和 B 之间的区别", "之间有什么区别", "之间是什么关系", "之间的调用", "之间怎么选".
+_ZH_THINGS_BETWEEN = re.compile(r"(?:的|有|有什么|有啥|有哪些|是什么|是啥|存在)?(?:区别|差别|差异|不同|关系|联系|关联|对比|"
+                                r"比较|取舍|通信|通讯|调用|依赖|延迟|冲突)|(?:怎么|如何|该)选")
 
 
 def _word_before(text: str, at: int) -> str:
@@ -1240,17 +1244,22 @@ def _between(query: str):
     """(Anchor with two events, span) or None; not when an end is a calendar time, nor
     when the ends are things compared or joined (_THINGS_BETWEEN)."""
     for pattern, word in ((_EN_BETWEEN, "between"), (_ZH_BETWEEN, "间")):
-        m = pattern.search(query) if word in query.lower() else None
-        if not m:
-            continue
-        if (_word_before(query, m.start()) in _THINGS_BETWEEN if word == "between"
-                else _ZH_THINGS_BETWEEN.match(query, m.end())):
-            continue
-        ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
-        if any(len(e) < 2 or _names_a_time(e) for e in ends):
-            continue
-        return Anchor(ends[0], 0, 0, until=ends[1]), m.span(), m.span("ev")
+        for m in pattern.finditer(query) if word in query.lower() else ():
+            if (_compares(query, m.start()) if word == "between"
+                    else not re.search("[到至]", query[m.end("ev"):m.start("ev2")])
+                    and _ZH_THINGS_BETWEEN.match(query, m.end())):
+                continue
+            ends = [_ZH_LEAD.sub("", _ZH_ASKS.sub("", m[g])).strip() for g in ("ev", "ev2")]
+            if any(len(e) < 2 or _names_a_time(e) for e in ends):
+                continue
+            return Anchor(ends[0], 0, 0, until=ends[1]), m.span(), m.span("ev")
     return None
+
+
+def _compares(text: str, at: int) -> bool:
+    """Does one of the three words before `at` compare or choose ("the difference in
+    behaviour between", "choose between")?"""
+    return any(w.lower() in _THINGS_BETWEEN for w in re.findall(r"[\w'-]+", text[max(0, at - 60):at])[-3:])
 
 
 def _anchor(query: str):
@@ -1302,7 +1311,9 @@ def _anchor(query: str):
                 stretch = _STRETCH["on"]
             if stretch is None:
                 continue
-            if (g.get("rel") or "").lower() == "after" and _word_before(query, m.start("rel")) in _AFTER_VERBS:
+            if (g.get("rel") or "").lower() == "after" and (
+                    _word_before(query, m.start("rel")) in _AFTER_VERBS
+                    or _CARE_AFTER.search(query, max(0, m.start("rel") - 40), m.start("rel"))):
                 continue  # "who looks after our servers", "named after the launch": no time
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
             return Anchor(event, *stretch, weekday=weekday, days=days), m.span(), m.span("ev")

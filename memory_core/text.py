@@ -325,7 +325,9 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
             continue
         for sentence in parts[i]:
             weight = ASKING_WEIGHT if asks[sentence] and amid else 1
-            said = _line_terms(_REQUEST.sub(" ", sentence)) or _line_terms(sentence)
+            said = _line_terms(_REQUEST.sub(_unless_a_name, sentence))
+            if all(stop for _, stop in said):  # nothing but the request: its words, as before
+                said = _line_terms(sentence)
             terms += [(t, stop, weight) for t, stop in said]
     kept = [t for t in terms if not t[1]] or terms
     out: dict[str, int] = {}
@@ -377,9 +379,22 @@ def asking(sentence: str) -> bool:
 # How a question is put to the agent, not what it is about: "give me the whole team list",
 # "tell me about…", "告诉我这个项目有哪些坑", "帮我找一下…". As keywords, "give" found
 # "give schedule times in Beijing time" first (docs/retrieval.md "Asked of the agent").
-_REQUEST = re.compile(r"\b(?:please|pls|(?:can|could|would)\s+you|(?:give|tell|show|remind|send|get|find)"
-                      r"\s+(?:me|us)|let\s+me\s+know)\b|请问|麻烦你?|[请你]?(?:帮我|帮忙|告诉我|跟我说|提醒我)",
-                      re.I)
+# Chinese ones open a sentence (申请问题, 遇到了什么麻烦, 谁提醒我… are no requests); English
+# ones are whole words (get us-east-1, please-wait are names).
+_REQUEST = re.compile(r"(?<![\w-])(?:please|pls|(?:can|could|would)\s+you|(?:give|tell|show|remind|send|get|"
+                      r"find)\s+(?:me|us)|let\s+me\s+know)(?![\w-])|"
+                      r"(?:^|(?<=[\s，。？！；：,.?!;:]))(?:请|你能|能不能|可以|可不可以)?(?:请问|麻烦你?|帮我|帮忙|"
+                      r"告诉我|跟我说|提醒我)", re.I)
+
+
+def _unless_a_name(m) -> str:
+    """A request frame taken out, unless it is capitalised inside a sentence: a label ("the
+    Remind Me button")."""
+    said = m.group()
+    before = m.string[:m.start()].rstrip()
+    if said[:1].isupper() and said[1:2].islower() and before and before[-1] not in ".?!,;:":
+        return said
+    return " "
 
 
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:

@@ -79,8 +79,9 @@ _MONTHS = {m: i for i, names in enumerate((
 _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAYS_EN = {d: i for i, d in enumerate(
     "monday tuesday wednesday thursday friday saturday sunday".split())}
-# How people shorten them in a chat ("last wed", "this Thurs."): read after this/last/next/on
-# only, and not "sat" or "sun", which are words too ("when we last sat down", "this Sun JDK").
+# How people shorten them in a chat ("last wed", "this Thurs.", "the Fri before the launch"):
+# read after this / last / next / on and before before / after (_WD_EN_SHORT), and not "sat"
+# or "sun", which are words too ("when we last sat down", "this Sun JDK").
 _WEEKDAYS_EN |= {a: i for i, names in enumerate(
     ("mon", "tue tues", "wed weds", "thu thur thurs", "fri")) for a in names.split()}
 _WEEKDAYS_ZH = {c: i for i, c in enumerate("一二三四五六日")} | {"天": 6}

@@ -264,7 +264,7 @@ _PATTERN_SOURCES = (
     (r"(?P<rel>上上个?|上个?|这个?|本)月\s*(?P<day>\d{1,2})\s*[日号]", "rel_month_day"),
     (r"(?<![\d.月第])(?P<day>[12]?\d|3[01])\s{0,3}号(?=那天|那次|当天|的(?:笔记|记录|日志|会议?|事|消息|聊天|对话|讨论|总结|安排|纪要|评审|复盘|发布|上线|部署|故障|事故|告警|变更|改动)|以来|至今|到现在|之前|之后|以前|以后|前后|开始|起|"
      r"晚上|上午|下午|早上|中午|凌晨|傍晚|$|[\s，。？！,.?!、])", "month_days", ("号",), ("月", "国庆", "节")),
-    (rf"\bthis\s+{_WD_EN_SHORT}\b", "recent_wd"),
+    (rf"\bthis\s+{_WD_EN_SHORT}\b", "this_en_wd"),
     # ahead of when a record was written ("下周三出报告", "tomorrow we ship"): records only
     (r"大后天", "3"), (r"(?<!大)后天|\bthe\s+day\s+after\s+tomorrow\b", "2"),
     (r"明天|明日|明早|明晚|\btomorrow\b", "1"),
@@ -372,8 +372,8 @@ _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one 
     r"五一|圣诞|去年|今年|[春夏秋冬][天季]|\d[/-]\d)")
 _EN_RECORD_DATE = re.compile(
     r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
-    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year)|on\s+(?:mon|tue|wed|thu|fri|"
-    r"saturday|sunday)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year|mon|tue|wed|thu|fri|saturday|"
+    r"sunday)|on\s+(?:mon|tue|wed|thu|fri|saturday|sunday)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
@@ -789,6 +789,9 @@ def _named_year(g: dict, today: date) -> int | None:
 
 
 def _span(kind: str, g: dict, today: date, ahead: int = 0):
+    if kind == "this_en_wd":  # "this Friday": in a question the last one (questions name no
+        # day ahead); in a record this week's, ahead or past, as 本周五 is
+        kind = "this_wd" if ahead else "recent_wd"
     if kind in ("quarter", "half", "year_part"):
         return _part_of_year(kind, g, today)
     if kind.startswith("quarter"):  # "上季度", "this quarter"

@@ -62,9 +62,6 @@ def test_a_weekend_record_still_outranks_a_weekday_one_in_a_store(mem, monkeypat
     ("The launch is this Friday.", "2026-10-16"),
     ("The release is planned for this Fri", "2026-10-16"),
 ])
-@pytest.mark.xfail(strict=True, reason="a record's 'this Friday' is not read at all (as before "
-                   "9aef330; the first version misread it as the Friday past, fixed): reading it "
-                   "as this week's day, as 本周五 is, is left for later")
 def test_a_records_this_friday_written_on_tuesday_is_the_coming_friday(record, day):
     # HIGH: the gate now lets a record's "this <weekday>" through, but it is read as the
     # last such day up to the writing day: a plan for Friday Oct 16 is dated Friday Oct 9,

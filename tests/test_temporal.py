@@ -802,12 +802,14 @@ def test_sat_sun_and_mon_as_words_name_no_day(query):
      [("2023-07-11", "2023-07-18")]),  # a Thursday: this week's Tuesday to some
     ("Wanna see my moves next Fri?", "2023-01-20T09:00:00Z", [("2023-01-27", "2023-01-27")]),
     ("We deployed the hotfix on Saturday", "2026-10-14T09:00:00Z", [("2026-10-10", "2026-10-10")]),
-    ("The launch is this Friday", "2026-10-13T09:00:00Z", []),  # a plan: not read as the last one
+    ("The launch is this Friday", "2026-10-13T09:00:00Z", [("2026-10-16", "2026-10-16")]),  # a plan
+    ("this Monday we moved the gateway to 8443", "2026-10-14T09:00:00Z", [("2026-10-12", "2026-10-12")]),
 ])
 def test_a_record_names_a_shortened_weekday(text, written, named):
-    """LoCoMo's speakers write "last Fri", "last Tues."; a record's "on Saturday" stays read
-    and its "this Friday" unread (the review of the first version widened the quick test of
-    a record's time words and lost the one, read the other as the Friday past)."""
+    """LoCoMo's speakers write "last Fri", "last Tues."; a record's "this Friday" is this
+    week's, ahead or past, as 本周五 is (a question's is the last one), and "on Saturday"
+    stays read (the review of the first version found the one read as the Friday past, the
+    other lost from the quick test of a record's time words)."""
     got = mentions(text, datetime.fromisoformat(written.replace("Z", "+00:00")))
     assert [(a.isoformat(), b.isoformat()) for a, b in got] == named
 

@@ -19,8 +19,8 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import (ASKS, asked_about, folded, index_terms, match_of, name_phrase, said_by,
-                   weighted_terms, words, written_names)
+from .text import (ASKS, asked_about, blanked, folded, index_terms, match_of, name_phrase,
+                   said_by, weighted_terms, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -1220,16 +1220,12 @@ _NAME = re.compile(r"\b(?:[A-Z][A-Za-z0-9_.-]*|[a-z]+\d[A-Za-z0-9_.-]*)")
 def _said_whole(event: str, concepts: list) -> bool:
     """Whether an event's words are all glossary concepts or names ("Nginx 配置热更新卡住"),
     so that it can be looked for in the other language."""
-    said = [False] * len(event)
     spans = [m.span() for m in _NAME.finditer(event)]
     for phrase in {t for c in concepts for t in c.own}:
         pattern = (rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])" if phrase.isascii()
                    else re.escape(phrase))
         spans += [m.span() for m in re.finditer(pattern, event, flags=re.I)]
-    for a, b in spans:
-        said[a:b] = [True] * (b - a)
-    rest = "".join(" " if done else ch for ch, done in zip(event, said))
-    return not weighted_terms(rest)
+    return not weighted_terms(blanked(event, spans))
 
 
 def newest(conn, filters: Filters, depth: int) -> list:

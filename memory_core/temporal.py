@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .text import asking, asks_in, chat_of, folded, lines, own_lines, sentences
+from .text import asking, asks_in, blanked, chat_of, folded, lines, own_lines, sentences
 
 NEWEST, OLDEST = "newest", "oldest"
 
@@ -373,7 +373,7 @@ _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one 
 _EN_RECORD_DATE = re.compile(
     r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
     r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year|mon|tue|wed|thu|fri|saturday|"
-    r"sunday)|on\s+(?:mon|tue|wed|thu|fri|saturday|sunday)|last\s+(?:satur|sun)day|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"sunday)|on\s+(?:mon|tue|wed|thu|fri|saturday|sunday)|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
@@ -1214,10 +1214,7 @@ def _only_a_time(words: str) -> bool:
     if _QUARTER_WORD.fullmatch(words):
         return True
     spans, taken = _spans(words, date(2000, 12, 31))
-    rest = list(words)
-    for a, b in taken:
-        rest[a:b] = " " * (b - a)
-    return bool(spans) and not "".join(rest).strip()
+    return bool(spans) and not blanked(words, taken).strip()
 
 
 # "after" as part of a verb, no time: "who looks after our servers" (after who / that /
@@ -1289,7 +1286,7 @@ def _anchor(query: str):
                              and words[0].lower() in _NOT_EVENT_DAY):
                 continue
             if not clause and (any(_DURATION.fullmatch(w) for w in words)  # "after the first
-                               or words == words[:1] and words[0].lower() in _NOT_EVENT_DAY):
+                               or len(words) == 1 and words[0].lower() in _NOT_EVENT_DAY):
                 continue  # two weeks": a length of time, no event ("before the last 3 months")
             if "det" in g and (  # "before launch", but not "before Monday", "Before the summer"
                     g["det"] is None and (words[0].lower() in _NOT_EVENT_DAY

@@ -52,6 +52,15 @@ STOPWORDS_ZH = frozenset("""
 """.split())
 
 
+def blanked(text: str, spans) -> str:
+    """The text with these (start, end) spans turned to spaces: what is left once the words
+    read as something are taken out ("all of it a time?", "all of it glossary words?")."""
+    out = list(text)
+    for a, b in spans:
+        out[a:b] = " " * (b - a)
+    return "".join(out)
+
+
 def folded(text: str) -> str:
     """NFKC: full-width letters and digits ("ＴＴＬ是３６００秒") as the ASCII ones, so the
     keyword side matches what duplicate detection (normalize) already treats as equal."""

@@ -14,8 +14,9 @@ from .text import count_tokens
 
 # 2: neighbour context for daily lines; parts of long records (sync.py); 3: unique MEMORY.md
 # ids (a "#" in a heading is escaped, and a numbered duplicate never takes another's id);
-# 4: neighbour context only between lines of a conversation (sync.speaker_of)
-CHUNKER_VERSION = "4"
+# 4: neighbour context only between lines of a conversation (sync.speaker_of); 5: a title over
+# the whole file is no part of its sections' paths (title_of)
+CHUNKER_VERSION = "5"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 
@@ -34,6 +35,7 @@ class Chunk:
 
 def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
     parts = _sections(text)
+    title = title_of([path for path, _, _ in parts])
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     used: set = set()
@@ -53,8 +55,21 @@ def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
                     break
             seen[key] = n
             used.add(cid)
-            chunks.append(Chunk(cid, section, list(path), body, first))
+            chunks.append(Chunk(cid, section, path[1:] if title and len(path) > 1 else list(path),
+                                body, first))
     return chunks
+
+
+def title_of(paths: list) -> str | None:
+    """The file's title: the one outermost heading every other heading sits under ("# Orbit
+    项目核心记忆" over "## 技术栈", "## 常用命令"). It is in every section's path, so it says
+    nothing of which section a question is about, and its words (the project's name, 项目,
+    记忆) matched every section for any question that used them: it stays in its own
+    section's path only (docs/retrieval.md "A title over every section")."""
+    tops = {p[0] for p in paths if p}
+    if len(tops) != 1 or not any(len(p) > 1 for p in paths):
+        return None
+    return tops.pop()
 
 
 def sections(text: str) -> list:

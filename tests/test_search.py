@@ -80,6 +80,19 @@ def test_hits_carry_every_field_the_api_promises(project):
     assert core.source_file == "MEMORY.md"
 
 
+def test_the_title_over_memory_md_matches_no_section_of_it(mem):
+    # "# Orbit 项目记忆" is every section's heading path: before, a question naming the
+    # project put every section among the hits on that word alone
+    (mem.root / "MEMORY.md").write_text(
+        "# Orbit 项目记忆\n\n## 技术栈\n- PostgreSQL 16\n\n## 团队\n- 张伟：后端\n\n"
+        "## 常用命令\n- make up\n", encoding="utf-8")
+    mem.save_fact("Orbit 的 staging 地址是 staging.orbit.dev")
+    hits = mem.search("orbit staging 地址", mode="fts", limit=10)
+    assert "staging.orbit.dev" in hits[0].content
+    assert [h.id for h in hits if h.type == "core"] == []
+    assert mem.search("团队", mode="fts", limit=1)[0].section == "团队"
+
+
 def test_record_ids_are_kept_as_hit_ids(project):
     saved = project.save_fact("Grafana dashboards live in the infra repo")
     assert project.search("Grafana dashboards", limit=1)[0].id == saved["id"]

@@ -257,6 +257,13 @@ _PATTERN_SOURCES = (
     (rf"(?:(?P<rel>去年|今年)\s*|\b(?P<rel_en>last|this)\s+|(?<![a-z])){_SEASON}(?![a-z])", "season"),
     (rf"(?P<three>上)?上上(?:个)?(?:周|星期|礼拜){_WD_ZH}", "last2_wd"),
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
+    # "two weeks ago on Thursday", "Thursday two weeks ago": that week's Thursday, as 两周前的周四
+    # (read before "on Thursday" and "two weeks ago" alone, each of which it holds)
+    (rf"\b{_N}\s+(?:weeks?|wks?)\s+ago\s*,?\s*(?:on\s+)?{_WD_EN_SHORT}", "n_weeks_ago_wd"),
+    (rf"\b(?:on\s+)?{_WD_EN_SHORT}\s*,?\s+{_N}\s+(?:weeks?|wks?)\s+ago\b", "n_weeks_ago_wd"),
+    # "two Thursdays ago", "the Thursday before last": counted back in Thursdays
+    (rf"\b{_N}\s+{_WD_EN}s\s+ago\b", "n_wds_ago"),
+    (rf"\b(?:the\s+)?{_WD_EN}\s+before\s+last\b", "n_wds_ago", ("before",)),
     (rf"{_N}\s*个月(?:之|以)?前的今天", "n_months_ago_today"),
     (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
     (rf"\b{_N}\s+years?\s+ago\s+today\b", "n_years_ago_today", ("today",)),
@@ -967,8 +974,15 @@ def _span(kind: str, g: dict, today: date, ahead: int = 0):
         return today - timedelta(days=5), today - timedelta(days=1)
     if kind == "these_days":
         return today - timedelta(days=2), today
+    if kind == "n_wds_ago":  # the last such day before today is one ago
+        target = _WEEKDAYS_EN[g["wd"].lower()]
+        n = _num(g.get("n") or "") if g.get("n") else 2  # "the Thursday before last"
+        if n is None or not 0 < n <= 520:
+            return None
+        d = today - timedelta(days=(today.weekday() - target - 1) % 7 + 1 + 7 * (n - 1))
+        return d, d
     if kind in ("last2_wd", "n_weeks_ago_wd"):
-        target = _WEEKDAYS_ZH.get(g["wd"])
+        target = _WEEKDAYS_EN.get(g["wd"].lower().rstrip("."), _WEEKDAYS_ZH.get(g["wd"]))
         weeks = (3 if g.get("three") else 2) if kind == "last2_wd" else _num(g.get("n") or "")
         if target is None or weeks is None:
             return None

@@ -98,6 +98,25 @@ def test_the_narrowest_date_named_wins():
     assert days("昨天复盘时说这个月最耗时的是什么") == ("2026-10-14", "2026-10-15")
 
 
+@pytest.mark.parametrize("query, day", [
+    # asked on Thursday 2026-10-15: two weeks back is the week of Monday 09-28
+    ("two weeks ago on thursday we changed the access token lifetime to what?", "2026-10-01"),
+    ("Thursday two weeks ago", "2026-10-01"),
+    ("on Tue. two weeks ago", "2026-09-29"),
+    ("we met monday, three weeks ago, to plan", "2026-09-21"),
+    ("a week ago Friday", "2026-10-09"),
+    ("两周前的周四", "2026-10-01"),
+    # counted back in that day's name: the last Tuesday before today is one ago
+    ("two Tuesdays ago", "2026-10-06"),
+    ("what did we ship two Thursdays ago", "2026-10-01"),  # today, a Thursday, is none ago
+    ("the Monday before last", "2026-10-05"),
+])
+def test_a_weekday_weeks_ago_is_that_one_day(query, day):
+    """"two weeks ago on Thursday" was read as "on Thursday" (today), and "Thursday two
+    weeks ago" as the fortnight's stretch; the Chinese 两周前的周四 was one day already."""
+    assert days(query) == (day, (date.fromisoformat(day) + timedelta(days=1)).isoformat())
+
+
 @pytest.mark.parametrize("query, order", [
     ("Redis 缓存 TTL 现在是多少？", NEWEST), ("目前用的是什么", NEWEST),
     ("What's the current pool size?", NEWEST), ("the latest Lighthouse score", NEWEST),

@@ -36,6 +36,8 @@ class Anchor:
     weekday: int | None = None  # "上线前那周的周一", "the Friday after launch": that day of it
     until: str | None = None  # "between the load test and the phase-2 one": the second event
     days: int = 1  # from the weekday: 2 for a weekend ("上线后第一个周末": Saturday, Sunday)
+    workday: bool = False  # "the first workday after the outage", "上线前最后一个工作日": the
+    # nearest Monday-Friday day of the stretch's one day (a Saturday outage: the Monday)
 
     def stretch(self, first_day: date, last_day: date, now: datetime) -> tuple:
         """(start, end), aware local midnights, of the stretch around an event that took
@@ -53,6 +55,14 @@ class Anchor:
         if self.weekday is not None:  # the week's stretch holds one such day (or weekend)
             first += timedelta(days=(self.weekday - first.weekday()) % 7)
             last = first + timedelta(days=self.days - 1)
+        elif self.workday and (a or 0) > 0:
+            while first.weekday() >= 5:
+                first += timedelta(days=1)
+            last = first
+        elif self.workday:
+            while last.weekday() >= 5:
+                last -= timedelta(days=1)
+            first = last
         return _local_midnight(first), _local_midnight(max(first, last) + timedelta(days=1))
 
 
@@ -1087,7 +1097,8 @@ def _month_end(first: date) -> date:
 _STRETCH = {"on": (0, 0), "day before": (-1, -1), "day after": (1, 1), "week before": (-7, -1),
             "week after": (1, 7), "week of": WEEK_OF, "days before": (-3, -1),
             "days after": (1, 3), "before": (None, 0), "after": (0, None), "since": (0, None),
-            "just before": (-3, -1), "just after": (0, 2)}
+            "just before": (-3, -1), "just after": (0, 2), "workday before": (-1, -1),
+            "workday after": (1, 1)}
 _EN_UNIT_REL = {("day", "before"): "day before", ("night", "before"): "day before",
                 ("evening", "before"): "day before", ("morning", "before"): "day before",
                 ("day", "after"): "day after", ("morning", "after"): "day after",
@@ -1112,7 +1123,8 @@ _EN_ANCHORS = (
     # Friday right after lunch" is last Friday, "on Monday right after the standup" Monday)
     re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN_SHORT}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
                rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
-    re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend)\s+(?(the)(?:"
+    re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend|"
+               r"(?:first\s+|last\s+|next\s+)?(?:work(?:ing)?[\s-]?day|business\s+day))\s+(?(the)(?:"
                + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
     re.compile(r"\b(?P<rel>(?i:right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of))"
@@ -1144,6 +1156,8 @@ working business school week rainy sunny big long good bad great busy hard nice 
 particular certain specific another any""".split())
 # Chinese: an event, then where the time stands to it.
 _ZH_REL = (
+    ("workday before", "(?:之)?前(?:的)?最后一个工作日"),
+    ("workday after", "(?:之|以)?后(?:的)?(?:第一个|首个)工作日"),
     ("on", "当天|当日|那天|那一天|那日|当晚|那晚|那天晚上|当天晚上"),
     ("week of", "那周|那一周|那个星期|那星期|那个礼拜"),
     ("day before", "(?:之)?前一天|前一晚|前夕|头一天|(?:之)?前(?:的)?最后一天"),
@@ -1307,7 +1321,7 @@ def _anchor(query: str):
                                           or _names_a_time(" ".join(words)))
                     or g["det"] is not None and _only_a_time(" ".join(words))):
                 continue
-            weekday, days = None, 1
+            weekday, days, workday = None, 1, False
             if g.get("n"):
                 stretch = _counted(g["n"], g["unit"].lower().startswith("week"),
                                    g["rel"].lower() != "after")
@@ -1318,6 +1332,9 @@ def _anchor(query: str):
                 stretch = _CLAUSE_STRETCH[g["unit"]]
             elif g.get("unit") and g["unit"].lower() == "weekend" and g["rel"].lower() != "of":
                 stretch, weekday, days = _weekend_around(g["rel"].lower() == "before")
+            elif g.get("unit") and re.search(r"(?i)work|business", g["unit"]):
+                workday = True
+                stretch = _STRETCH.get("workday " + g["rel"].lower())
             elif g.get("unit"):
                 stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), g["rel"].lower())))
             elif g.get("rel"):
@@ -1331,7 +1348,7 @@ def _anchor(query: str):
                     or _CARE_AFTER.search(query, max(0, m.start("rel") - 40), m.start("rel"))):
                 continue  # "who looks after our servers", "named after the launch": no time
             event = " ".join(([g["owner"]] if g.get("owner") else []) + words)
-            return Anchor(event, *stretch, weekday=weekday, days=days), m.span(), m.span("ev")
+            return Anchor(event, *stretch, weekday=weekday, days=days, workday=workday), m.span(), m.span("ev")
     for m in _ZH_ANCHOR.finditer(query):
         event = _ZH_LEAD.sub("", _ZH_ASKS.sub("", m["ev"])).strip()
         if event.endswith("过") and query.startswith("后", m.end("ev")):  # "压测过后": 过后 is after
@@ -1351,7 +1368,9 @@ def _anchor(query: str):
         stretch, weekday, days = _zh_relation(m)
         if stretch is None:
             continue
-        return Anchor(event, *stretch, weekday=weekday, days=days), (m.end("ev"), m.end()), m.span("ev")
+        return (Anchor(event, *stretch, weekday=weekday, days=days,
+                       workday=(_zh_rel(m) or "").startswith("workday")),
+                (m.end("ev"), m.end()), m.span("ev"))
     return None
 
 
@@ -1460,7 +1479,9 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         hi += len(query[hi:hi + 2]) - len(query[hi:hi + 2].lstrip(")） "))
 
     def found(stretch, end, days=day, weekday=None, span=1):
-        return Anchor(query[lo:hi], *stretch, weekday=weekday, days=span), (hi, end), (lo, hi), days
+        return (Anchor(query[lo:hi], *stretch, weekday=weekday, days=span,
+                       workday=(_zh_rel(rel) or "").startswith("workday") if rel else False),
+                (hi, end), (lo, hi), days)
 
     weekend, rel = _ZH_WEEKEND_OF_DAY.match(query, hi), _ZH_AFTER_DAY.match(query, hi)
     around, since = _ZH_AROUND_DAY.match(query, hi), _ZH_SINCE_DAY.match(query, hi)

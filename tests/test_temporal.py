@@ -493,6 +493,32 @@ def test_a_weekday_of_the_week_around_an_event_is_that_one_day():
     assert [d.date().isoformat() for d in friday_after] == ["2027-04-02", "2027-04-03"]
 
 
+@pytest.mark.parametrize("query, event, after, day", [
+    # an outage on Saturday 2028-03-25: the first workday after it is Monday 03-27
+    ("first workday after the EMQX outage — what did we decide about the buffer?", "EMQX outage", True, "2028-03-27"),
+    ("the first working day after the outage", "outage", True, "2028-03-27"),
+    ("the next business day after the outage", "outage", True, "2028-03-27"),
+    ("故障后的第一个工作日定了什么", "故障", True, "2028-03-27"),
+    ("迁库之后的首个工作日", "迁库", True, "2028-03-27"),
+    ("the last business day before the outage", "outage", False, "2028-03-24"),
+    ("审计前最后一个工作日改了什么", "审计", False, "2028-03-24"),
+])
+def test_a_workday_around_an_event_skips_the_weekend(query, event, after, day):
+    """"The day after" a Saturday outage is Sunday; "the first workday after" it was read as
+    every day after it. It is the first Monday-Friday day after, or the last one before."""
+    found = anchor(query)
+    assert (found.event, found.workday) == (event, True)
+    outage = date(2028, 3, 25)
+    start, end = found.stretch(outage, outage, NOW)
+    assert (start.date().isoformat(), (end - start).days) == (day, 1)
+    assert anchor("the day after the outage").stretch(outage, outage, NOW)[0].date() == date(2028, 3, 26)
+
+
+def test_a_workday_after_a_calendar_day_is_read_too():
+    assert days("3月25日之后的第一个工作日做了什么", "2028-04-21T02:00:00Z") == ("2028-03-27", "2028-03-28")
+    assert days("10月9日后的第一个工作日") == ("2026-10-12", "2026-10-13")  # a Friday
+
+
 @pytest.mark.parametrize("query", [
     "之前用的是什么",  # "before" with no event
     "钱文老师以前是做什么的",  # 以前: "formerly", not "before 钱文老师"

@@ -72,14 +72,17 @@ class TimeHint:
     end: datetime | None = None  # aware, exclusive
     order: str | None = None  # NEWEST / OLDEST
     anchor: Anchor | None = None  # only when the query names no calendar day
+    back_then: bool = False  # "当时", "那阵子", "back then": some past time, no day named
 
     def __bool__(self):
-        return self.start is not None or self.order is not None or self.anchor is not None
+        return (self.start is not None or self.order is not None or self.anchor is not None
+                or self.back_then)
 
     def asks_past(self) -> bool:
         """Does the question ask what was true at some time ("上周定的超时是多少", "before the
         audit", "originally")? Then a record superseded since is an answer: it was true then."""
-        return self.order == OLDEST or self.start is not None or self.anchor is not None
+        return (self.order == OLDEST or self.start is not None or self.anchor is not None
+                or self.back_then)
 
 
 _MONTHS = {m: i for i, names in enumerate((
@@ -441,6 +444,12 @@ _STILL = re.compile(
     r"\b(?:are|is|do|does|am|were)\s+(?:[\w.`'-]+\s+){1,4}still\b|"
     r"\bstill\s+(?:on|using|use|in|at|the\s+same)\b", re.I)
 _WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|为什么|为啥|怎么还", re.I)
+# A past time the question names no day of ("当时放宽到了多少", "15 秒上报那阵子一台车多少流量",
+# "what was the limit back then"): a value replaced since is an answer, as it is for a day.
+# (Not "那时候见" or "到时候", times ahead; "at the time of X" is an event, read as one.)
+_BACK_THEN = re.compile(r"当时(?!间)|(?<![到等])那(?:个)?时候|那会儿?|那阵子?|彼时|"
+                        r"\bback\s+then\b|\bat\s+(?:the|that)\s+time\b(?!\s+of\b)|"
+                        r"\bat\s+that\s+point\b|\bin\s+those\s+days\b", re.I)
 # "initial" asks for the first value unless the question asks how to set one.
 _INITIAL = re.compile(r"\binitial\b", re.I)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|does|can|should|to)\b|\bset(?:ting)?\s+(?:the|an?)\s+initial\b", re.I)
@@ -538,6 +547,7 @@ def parse(query: str, now: datetime) -> TimeHint:
         hint.order = OLDEST
     elif _PRESENT.search(asks) and hint.start is None and hint.anchor is None:
         hint.order = NEWEST  # "what tests are we running on August 3?" asks about that day
+    hint.back_then = hint.order is None and bool(_BACK_THEN.search(query))
     return hint
 
 

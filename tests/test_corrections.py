@@ -66,6 +66,22 @@ def test_a_question_about_a_past_time_finds_what_was_true_then(mem, monkeypatch)
         assert wrong["id"] not in hits, question
 
 
+def test_a_question_about_back_then_finds_what_was_true_then(mem, monkeypatch):
+    """"当时", "那阵子", "back then" name a past time without its day: the value replaced
+    since answers it, as it does for "上周" (it was hidden: only a named day or event let a
+    replaced value back in). "到时候" and "当时间到了" name no past."""
+    at(monkeypatch, "2026-09-21T10:00:00Z")
+    v1 = mem.save_fact("离线判定从 3 分钟放宽到 10 分钟，隧道里假离线太多")
+    at(monkeypatch, "2026-10-05T10:00:00Z")
+    v2 = mem.save_fact("离线判定从 10 分钟改回 5 分钟", supersedes=v1["id"])
+    for question in ("当时因为隧道假离线，离线判定放宽到了多少", "隧道假离线那阵子离线判定是几分钟",
+                     "what was the offline cutoff back then, with the tunnels? 离线判定"):
+        hits = {h.id: h for h in mem.search(question)}
+        assert hits[v1["id"]].status == "superseded" and v2["id"] in hits, question
+    for question in ("离线判定放宽到了多少", "到时候离线判定放宽到多少", "当时间到了离线判定放宽到多少"):
+        assert v1["id"] not in ids(mem.search(question)), question
+
+
 def test_a_question_about_now_puts_the_current_value_first_and_marks_what_it_replaced(
         mem, monkeypatch):
     """"Redis 缓存 TTL 现在是多少" / "still": the current value first; the values it replaced

@@ -98,6 +98,22 @@ def test_the_narrowest_date_named_wins():
     assert days("昨天复盘时说这个月最耗时的是什么") == ("2026-10-14", "2026-10-15")
 
 
+@pytest.mark.parametrize("query, back_then", [
+    ("当时因为隧道老是假离线，离线阈值放宽到了多少", True),
+    ("15 秒上报那阵子一台车每月流量多少", True),
+    ("那会儿用的是哪个库", True),
+    ("what was the limit back then?", True),
+    ("at the time, which ORM did we use?", True),
+    ("At the time of the outage, what was the limit?", False),  # an event, read as one
+    ("到时候再说", False), ("当时间到了以后怎么办", False),
+    ("现在还是当时那个值吗", False),  # asks about now
+])
+def test_back_then_is_a_past_time_without_a_day(query, back_then):
+    hint = parse(query, NOW)
+    assert (hint.back_then, hint.asks_past() and hint.start is None and hint.anchor is None
+            and hint.order is None) == (back_then, back_then)
+
+
 @pytest.mark.parametrize("query, day", [
     # asked on Thursday 2026-10-15: two weeks back is the week of Monday 09-28
     ("two weeks ago on thursday we changed the access token lifetime to what?", "2026-10-01"),

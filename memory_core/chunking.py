@@ -20,8 +20,11 @@ CHUNKER_VERSION = "5"
 CHUNK_TOKENS = 400
 OVERLAP_TOKENS = 80
 
-_HEADING = r"^(#{1,6})\s+(.*?)\s*#*\s*$"
-_FENCE = r"^\s*(```|~~~)"
+# The heading's text is group 2 with its closing #s and spaces taken off (`_title`): in one
+# pattern, `(.*?)\s*#*\s*$` backtracked cubically over a run of spaces ("# x" + 5,000
+# spaces + "y" took minutes).
+_HEADING = r"^(#{1,6})\s+(.*)$"
+_FENCE = r"^\s*(`{3,}|~{3,})(.*)$"
 
 
 @dataclass
@@ -79,16 +82,23 @@ def sections(text: str) -> list:
     path: list = []  # [(level, title)]
     lines: list = []
     start = 1
-    fenced = False
+    fenced = ""  # the open fence's marker
     heading_line = None
     for i, line in enumerate(text.splitlines(), 1):
-        if re.match(_FENCE, line):  # re caches compiled patterns; nothing at import
-            fenced = not fenced
-        m = None if fenced else re.match(_HEADING, line)
+        fence = re.match(_FENCE, line)  # re caches compiled patterns; nothing at import
+        m = None
+        if fenced:  # closed only by the same character, as many or more, and nothing else
+            if fence and fence.group(1)[0] == fenced[0] and len(fence.group(1)) >= len(fenced) \
+                    and not fence.group(2).strip():  # (CommonMark: a ~~~ or a shorter ```
+                fenced = ""  # inside a ``` fence is its text)
+        elif fence:
+            fenced = fence.group(1)
+        else:
+            m = re.match(_HEADING, line)
         if m:
             out.append(Section([t for _, t in path], start, heading_line, lines))
             level = len(m.group(1))
-            path = [(lv, t) for lv, t in path if lv < level] + [(level, m.group(2))]
+            path = [(lv, t) for lv, t in path if lv < level] + [(level, _title(m.group(2)))]
             lines = []
             start = i + 1
             heading_line = line
@@ -96,6 +106,12 @@ def sections(text: str) -> list:
             lines.append(line)
     out.append(Section([t for _, t in path], start, heading_line, lines))
     return out
+
+
+def _title(text: str) -> str:
+    """A heading's text without its closing sequence: "Stack ##" is "Stack" (and "C#" is
+    "C", as it always was here: chunk ids are made of these titles)."""
+    return text.rstrip().rstrip("#").rstrip()
 
 
 @dataclass

@@ -272,11 +272,16 @@ _PATTERN_SOURCES = (
     (rf"{_N}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前的?(?:周|星期|礼拜){_WD_ZH}", "n_weeks_ago_wd"),
     # "two weeks ago on Thursday", "Thursday two weeks ago": that week's Thursday, as 两周前的周四
     # (read before "on Thursday" and "two weeks ago" alone, each of which it holds)
-    (rf"\b{_N}\s+(?:weeks?|wks?)\s+ago\s*,?\s*(?:on\s+)?{_WD_EN_SHORT}", "n_weeks_ago_wd"),
-    (rf"\b(?:on\s+)?{_WD_EN_SHORT}\s*,?\s+{_N}\s+(?:weeks?|wks?)\s+ago\b", "n_weeks_ago_wd"),
+    # (one space pattern between the words: "\s*,?\s+" backtracked quadratically over spaces)
+    (rf"(?<!-)\b{_N}\s+(?:weeks?|wks?)\s+ago(?:\s*,\s*|\s+)(?:on\s+)?{_WD_EN_SHORT}", "n_weeks_ago_wd"),
+    (rf"\b(?:on\s+)?{_WD_EN_SHORT}(?:\s*,\s*|\s+)(?<!-){_N}\s+(?:weeks?|wks?)\s+ago\b", "n_weeks_ago_wd"),
     # "two Thursdays ago", "the Thursday before last": counted back in Thursdays
-    (rf"\b{_N}\s+{_WD_EN}s\s+ago\b", "n_wds_ago"),
-    (rf"\b(?:the\s+)?{_WD_EN}\s+before\s+last\b", "n_wds_ago", ("before",)),
+    (rf"(?<!-)\b{_N}\s+{_WD_EN}s\s+ago\b", "n_wds_ago"),
+    # (not "the Friday before last year's audit", "… before last night's outage", "… before
+    # last-minute changes": there "last" starts the next words)
+    (rf"\b(?:the\s+)?{_WD_EN}\s+before\s+last\b(?![-'’]|\s+(?:night|year|month|week|weekend|"
+     rf"time|quarter|sprint|release|season|spring|summer|autumn|fall|winter|[\w-]+['’]s)\b)",
+     "n_wds_ago", ("before",)),
     (rf"{_N}\s*个月(?:之|以)?前的今天", "n_months_ago_today"),
     (rf"{_N}\s*年(?:之|以)?前的今天", "n_years_ago_today"),
     (rf"\b{_N}\s+years?\s+ago\s+today\b", "n_years_ago_today", ("today",)),
@@ -393,7 +398,7 @@ _ZH_RECORD_DATE = re.compile(  # the lookahead makes most positions fail at one 
 _EN_RECORD_DATE = re.compile(
     r"(?=[yatwlomejfsndYATWLOMEJFSND])\b(?:yesterday|today|tomorrow|tonight|ago|weekend|next\s+(?:week|mon|tue|wed|thu|fri|sat|sun)|last\s+(?:week|month|year|night|mon|tue|wed|thu|"
     r"fri|sat|sun)|this\s+(?:week|month|morning|afternoon|evening|year|mon|tue|wed|thu|fri|saturday|"
-    r"sunday)|on\s+(?:mon|tue|wed|thu|fri|saturday|sunday)|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
+    r"sunday)|on\s+(?:mon|tue|wed|thu|fri|saturday|sunday)|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+before\s+last|(?:early|mid|late)[\s-]+[a-z]{3}|(?:jan|feb|mar|apr|"
     r"may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
@@ -446,10 +451,33 @@ _STILL = re.compile(
 _WHY = re.compile(r"\bwhy\b|\bhow\s+come\b|为什么|为啥|怎么还", re.I)
 # A past time the question names no day of ("当时放宽到了多少", "15 秒上报那阵子一台车多少流量",
 # "what was the limit back then"): a value replaced since is an answer, as it is for a day.
-# (Not "那时候见" or "到时候", times ahead; "at the time of X" is an event, read as one.)
-_BACK_THEN = re.compile(r"当时(?!间)|(?<![到等])那(?:个)?时候|那会儿?|那阵子?|彼时|"
-                        r"\bback\s+then\b|\bat\s+(?:the|that)\s+time\b(?!\s+of\b)|"
-                        r"\bat\s+that\s+point\b|\bin\s+those\s+days\b", re.I)
+# Not inside other words (适当时候, 每当时钟, 相当时髦, 当时间到了, 那会不会, 那会话), nor a time
+# ahead ("到时候", "等那阵子忙完了再改", "那时候见"), nor "rolled back then", "at the time you
+# run it" (when), "at the time of X" (an event, read as one).
+_BACK_THEN = re.compile(
+    r"(?<![适相每正应充恰妥得担便勾家典理])当时(?![间钟髦代期机效长序区速刻差段])|"
+    r"(?<![到等])那(?:个)?时候|(?<![到等])那会儿|(?<![到等])那阵子|彼时|"
+    r"\b(?P<verb>\w+\s+)?back\s+then\b|\bat\s+that\s+time\b|"
+    r"\bat\s+(?:the\s+time|that\s+point(?:\s+in\s+time)?)\b(?=\s*(?:[,.;:!?)，。？！]|$))|"
+    r"\bin\s+those\s+days\b", re.I)
+_AHEAD_AFTER = re.compile(r"[^，。？！,.?!\n]{0,12}?(?:再|见|就要)")
+# "rolled back then", "go back then": "back" belongs to the verb before it
+_BACK_VERBS = frozenset("""roll rolls rolling go goes going went come comes coming came get gets
+getting got set sets setting scroll step fall falls fell call calls write wrote push put bring
+brought turn look switch revert move moving fail pull dial scale flip""".split())
+
+
+def _back_then(query: str) -> bool:
+    for m in _BACK_THEN.finditer(query):
+        verb = (m["verb"] or "").strip().lower()
+        if verb and (verb in _BACK_VERBS or verb.endswith("ed")):
+            continue
+        if not m.group().isascii() and _AHEAD_AFTER.match(query, m.end()):
+            continue
+        return True
+    return False
+
+
 # "initial" asks for the first value unless the question asks how to set one.
 _INITIAL = re.compile(r"\binitial\b", re.I)
 _HOW_TO = re.compile(r"\bhow\s+(?:do|does|can|should|to)\b|\bset(?:ting)?\s+(?:the|an?)\s+initial\b", re.I)
@@ -547,7 +575,7 @@ def parse(query: str, now: datetime) -> TimeHint:
         hint.order = OLDEST
     elif _PRESENT.search(asks) and hint.start is None and hint.anchor is None:
         hint.order = NEWEST  # "what tests are we running on August 3?" asks about that day
-    hint.back_then = hint.order is None and bool(_BACK_THEN.search(query))
+    hint.back_then = hint.order is None and _back_then(query)
     return hint
 
 
@@ -1134,7 +1162,7 @@ _EN_ANCHORS = (
     re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN_SHORT}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
                rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend|"
-               r"(?:first\s+|last\s+|next\s+)?(?:work(?:ing)?[\s-]?day|business\s+day))\s+(?(the)(?:"
+               r"(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|business[\s-]day))\s+(?(the)(?:"
                + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
     re.compile(r"\b(?P<rel>(?i:right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of))"
@@ -1418,7 +1446,7 @@ _ZH_SINCE_DAY = re.compile(r"\s{0,3}(?:(?P<ever>以来|至今|到现在)|以后|
 # August 3" (matched where the day's words begin; a weekday may restate the date) ...
 _EN_BEFORE_DAY = re.compile(
     rf"(?:\b{_N}\s+(?P<nunit>days?|weeks?|months?)\s+|\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|"
-    rf"weekend)\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>right\s+before|just\s+before|right\s+after|"
+    rf"weekend|(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|business[\s-]day))\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>right\s+before|just\s+before|right\s+after|"
     rf"just\s+after|before|after|following|prior\s+to|ahead\s+of|since)\s+(?:the\s+)?"
     rf"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
 # ... where the day's words are all there is of it ("the day after August 3?", not "the day
@@ -1511,6 +1539,8 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         return found((0, None), since.end())
     if not one and name == "after":  # "8月之后"
         return found((0, None), rel.end())
+    if not one and name in ("workday after", "workday before"):  # "周末后的第一个工作日"
+        return found(_STRETCH[name], rel.end())
     return None
 
 
@@ -1525,6 +1555,10 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         rel = rel.replace("right ", "").replace("just ", "")
     dated = any(ch.isdigit() for ch in query[lo:hi])  # not "before Monday"
     weekday = None
+    if not one and g["unit"] and re.search(r"(?i)work|business", g["unit"]):  # "the first
+        stretch = _STRETCH.get("workday " + rel)  # workday after the weekend"
+        return (Anchor(query[lo:hi], *stretch, workday=True), (m.start(), hi), (lo, hi), day) \
+            if stretch else None
     if not one:
         stretch = _STRETCH["since"] if rel == "since" and not (g["n"] or g["unit"] or g["wd"]) else None
     elif g["n"] and g["nunit"].lower().startswith("month"):  # "a month after": give or take a week
@@ -1537,6 +1571,10 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         weekday, stretch = _WEEKDAYS_EN[g["wd"].lower()], _STRETCH.get("week " + rel)
     elif g["unit"] and g["unit"].lower() == "weekend" and rel in ("before", "after"):
         return Anchor(query[lo:hi], 0, 0), (m.start(), hi), (lo, hi), _weekend(day[0], rel == "after")
+    elif g["unit"] and re.search(r"(?i)work|business", g["unit"]):  # "the first business day
+        stretch = _STRETCH.get("workday " + rel)  # after Oct 3"
+        return (Anchor(query[lo:hi], *stretch, workday=True), (m.start(), hi), (lo, hi), day) \
+            if stretch else None
     elif g["unit"]:
         stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
     elif dated or rel == "since":  # a day, unlike an event, is all before or after what it names

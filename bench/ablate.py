@@ -36,7 +36,7 @@ def _patch(obj, name, value, undo):
 
 def variants():
     """[(name, what it switches off, apply(undo))]."""
-    from memory_core import search, sync, temporal, text
+    from memory_core import chunking, search, sync, temporal, text
 
     def no_dates(undo):
         real = temporal.parse
@@ -135,6 +135,10 @@ def variants():
         ("- frame stopwords", "那边 这边 那里 这里 目前 当前 如今 searched as words",
          lambda undo: _patch(text, "STOPWORDS_ZH", text.STOPWORDS_ZH - set(
              "那边 这边 那里 这里 目前 当前 如今".split()), undo)),
+        ("- no title in paths", "a MEMORY.md title stays in every section's heading path "
+         "(chunking.title_of)", lambda undo: _patch(chunking, "title_of", lambda paths: None, undo)),
+        ("- back then", "当时, 那阵子, \"back then\" name no past time: replaced values stay "
+         "hidden (temporal._back_then)", lambda undo: _patch(temporal, "_back_then", lambda q: False, undo)),
     ]
 
     levers = [apply for name, _, apply in out[1:] if not name.startswith("  ")]

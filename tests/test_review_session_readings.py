@@ -106,9 +106,9 @@ def test_a_heading_line_with_a_run_of_spaces_is_read_quickly():
     """_HEADING's `\\s+(.*?)\\s*#*\\s*$` backtracks cubically over spaces: "# x" + 800
     spaces + "y" took ~1 s, 5,000 spaces minutes (every sync and session start reads
     MEMORY.md)."""
-    line = "# x" + " " * 800 + "y"
-    assert ms(re.match, _HEADING, line) < 50
-    assert ms(split_markdown, line + "\n## a\n- b\n") < 50
+    line = "# x" + " " * 2000 + "y"  # ~15 s before
+    assert ms(re.match, _HEADING, line) < 150
+    assert ms(split_markdown, line + "\n## a\n- b\n") < 150
 
 
 def test_a_large_memory_file_is_split_in_reasonable_time():
@@ -204,13 +204,16 @@ def test_a_weekday_in_another_clause_does_not_make_weeks_ago_one_day():
 def test_a_weekday_then_a_run_of_spaces_is_read_quickly():
     """`{weekday}\\s*,?\\s+{n}` and `ago\\s*,?\\s*` backtrack quadratically over spaces:
     "thursday" + 1,000 spaces took ~200 ms to parse (2,000: ~600 ms)."""
-    assert ms(parse, "thursday" + " " * 1000 + "x", NOW) < 50
+    parse("thursday x", NOW)  # the patterns compile on first need: not what is timed
+    assert ms(parse, "thursday" + " " * 2000 + "x", NOW) < 300  # a question's first 2,000
+    # characters are read: ~600 ms before, ~20 ms now
 
 
 def test_weeks_ago_then_a_run_of_spaces_in_a_record_is_read_quickly():
     """mentions reads a record's whole line: "2 weeks ago" + 4,000 spaces took 1.6 s,
     with 60,000 spaces and a comma in them 94 s."""
-    assert ms(mentions, "2 weeks ago" + " " * 2000 + "x", NOW) < 50
+    mentions("2 weeks ago x", NOW)
+    assert ms(mentions, "2 weeks ago" + " " * 8000 + "x", NOW) < 300  # ~6 s before
 
 
 # --- 3. the first / last workday around a time ----------------------------------------------

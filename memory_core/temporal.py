@@ -468,6 +468,7 @@ brought turn look switch revert move moving fail pull dial scale flip""".split()
 
 
 def _back_then(query: str) -> bool:
+    """Does the question ask about some past time without naming its day (_BACK_THEN)?"""
     for m in _BACK_THEN.finditer(query):
         verb = (m["verb"] or "").strip().lower()
         if verb and (verb in _BACK_VERBS or verb.endswith("ed")):
@@ -1152,6 +1153,13 @@ _EV_EN = (r"(?P<ev>(?:(?:\d{4}|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?)\s+(?=[A-Za-z]
           r"[A-Za-z][\w.-]{0,40}(?:'s)?"  # not "after 40 min"; "dance studio's grand
           r"(?:[ -][A-Za-z][\w.-]{0,40}(?:'s)?){0,3})")  # opening", "the 2025 audit", "the 9/30 release"
 _RIGHT = r"(?:right|just|immediately|directly)"
+# "the first workday / next business day / last working day": a weekday of the stretch
+# (Anchor.workday); "first/last/next" or "the" make one ("our workday after the reorg" is none)
+_WORKDAY = r"(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|business[\s-]day)"
+
+
+def _is_workday(unit: str) -> bool:
+    return "work" in unit.lower() or "business" in unit.lower()
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
@@ -1162,7 +1170,7 @@ _EN_ANCHORS = (
     re.compile(rf"\b(?:(?P<the>the)\s+)?{_WD_EN_SHORT}\s+(?(the)(?:{_RIGHT}\s+)?)(?P<rel>before|after)\s+"
                rf"(?:{_OWNER}\s+)?{_EV_EN}", re.I),
     re.compile(r"\b(?:(?P<the>the)\s+)?(?P<unit>day|night|evening|morning|week|weekend|"
-               r"(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|business[\s-]day))\s+(?(the)(?:"
+               + _WORKDAY + r")\s+(?(the)(?:"
                + _RIGHT + r"\s+)?)(?P<rel>before|after|of)\s+(?:" + _OWNER + r"\s+)?" + _EV_EN, re.I),
     re.compile(r"\b(?P<rel>(?i:right\s+before|just\s+before|right\s+after|just\s+after|before|after|"
                r"prior\s+to|ahead\s+of|following|since|at\s+the\s+time\s+of|on\s+the\s+day\s+of))"
@@ -1370,7 +1378,7 @@ def _anchor(query: str):
                 stretch = _CLAUSE_STRETCH[g["unit"]]
             elif g.get("unit") and g["unit"].lower() == "weekend" and g["rel"].lower() != "of":
                 stretch, weekday, days = _weekend_around(g["rel"].lower() == "before")
-            elif g.get("unit") and re.search(r"(?i)work|business", g["unit"]):
+            elif g.get("unit") and _is_workday(g["unit"]):
                 workday = True
                 stretch = _STRETCH.get("workday " + g["rel"].lower())
             elif g.get("unit"):
@@ -1446,7 +1454,7 @@ _ZH_SINCE_DAY = re.compile(r"\s{0,3}(?:(?P<ever>以来|至今|到现在)|以后|
 # August 3" (matched where the day's words begin; a weekday may restate the date) ...
 _EN_BEFORE_DAY = re.compile(
     rf"(?:\b{_N}\s+(?P<nunit>days?|weeks?|months?)\s+|\b(?:the\s+)?(?P<unit>day|night|evening|morning|week|"
-    rf"weekend|(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|business[\s-]day))\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>right\s+before|just\s+before|right\s+after|"
+    rf"weekend|{_WORKDAY})\s+|\b(?:the\s+)?{_WD_EN}\s+)?\b(?P<rel>right\s+before|just\s+before|right\s+after|"
     rf"just\s+after|before|after|following|prior\s+to|ahead\s+of|since)\s+(?:the\s+)?"
     rf"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+)?$", re.I)
 # ... where the day's words are all there is of it ("the day after August 3?", not "the day
@@ -1555,8 +1563,8 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         rel = rel.replace("right ", "").replace("just ", "")
     dated = any(ch.isdigit() for ch in query[lo:hi])  # not "before Monday"
     weekday = None
-    if not one and g["unit"] and re.search(r"(?i)work|business", g["unit"]):  # "the first
-        stretch = _STRETCH.get("workday " + rel)  # workday after the weekend"
+    if g["unit"] and _is_workday(g["unit"]):  # "the first business day after Oct 3 / the weekend"
+        stretch = _STRETCH.get("workday " + rel)
         return (Anchor(query[lo:hi], *stretch, workday=True), (m.start(), hi), (lo, hi), day) \
             if stretch else None
     if not one:
@@ -1571,10 +1579,6 @@ def _en_before_day(query: str, lo: int, hi: int, day: tuple, one: bool):
         weekday, stretch = _WEEKDAYS_EN[g["wd"].lower()], _STRETCH.get("week " + rel)
     elif g["unit"] and g["unit"].lower() == "weekend" and rel in ("before", "after"):
         return Anchor(query[lo:hi], 0, 0), (m.start(), hi), (lo, hi), _weekend(day[0], rel == "after")
-    elif g["unit"] and re.search(r"(?i)work|business", g["unit"]):  # "the first business day
-        stretch = _STRETCH.get("workday " + rel)  # after Oct 3"
-        return (Anchor(query[lo:hi], *stretch, workday=True), (m.start(), hi), (lo, hi), day) \
-            if stretch else None
     elif g["unit"]:
         stretch = _STRETCH.get(_EN_UNIT_REL.get((g["unit"].lower(), rel)))
     elif dated or rel == "since":  # a day, unlike an event, is all before or after what it names

@@ -38,7 +38,7 @@ class Chunk:
 
 def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
     parts = _sections(text)
-    title = title_of([path for path, _, _ in parts])
+    titled = title_of([path for path, _, _ in parts]) is not None
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     used: set = set()
@@ -58,7 +58,7 @@ def split_markdown(text: str, name: str = "MEMORY.md") -> list[Chunk]:
                     break
             seen[key] = n
             used.add(cid)
-            chunks.append(Chunk(cid, section, path[1:] if title and len(path) > 1 else list(path),
+            chunks.append(Chunk(cid, section, path[1:] if titled and len(path) > 1 else list(path),
                                 body, first))
     return chunks
 

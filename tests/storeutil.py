@@ -11,6 +11,18 @@ def at(monkeypatch, when: str) -> None:
     monkeypatch.setenv("CURSOR_MEMORY_NOW", when)
 
 
+def days(query: str, now) -> tuple | None:
+    """("first day", "day after the last") of the stretch a query names, ISO, or None; `now`:
+    a datetime or an ISO string."""
+    from datetime import datetime
+
+    from memory_core.temporal import parse
+    if isinstance(now, str):
+        now = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    h = parse(query, now)
+    return (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
+
+
 def saved(mem, notes) -> list:
     """Save each note as a fact; their ids."""
     return [mem.save_fact(n)["id"] for n in notes]

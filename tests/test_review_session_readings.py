@@ -12,22 +12,19 @@ import pytest
 from memory_core.bilingual import concepts
 from memory_core.chunking import _HEADING, split_markdown
 from memory_core.temporal import Anchor, anchor, mentions, parse
+from storeutil import at, ids
+from storeutil import days as stretch
 
 NOW = datetime(2026, 10, 15, 12, 0, tzinfo=timezone.utc)  # a Thursday
 
 
 def days(query, now=NOW):
-    h = parse(query, now)
-    return (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
+    return stretch(query, now)
 
 
 def one_day(day):
     d = date.fromisoformat(day)
     return day, date.fromordinal(d.toordinal() + 1).isoformat()
-
-
-def at(monkeypatch, iso):
-    monkeypatch.setenv("CURSOR_MEMORY_NOW", iso)
 
 
 def ms(fn, *args):
@@ -375,15 +372,15 @@ def _session_timeout(mem, monkeypatch):
 
 def test_a_question_about_that_session_timeout_gets_only_the_current_value(mem, monkeypatch):
     v1, v2 = _session_timeout(mem, monkeypatch)
-    assert [h.id for h in mem.search("会话超时是多少", mode="fts")] == [v2["id"]]
+    assert ids(mem.search("会话超时是多少", mode="fts")) == [v2["id"]]
     hits = mem.search("那会话超时是多少", mode="fts")
-    assert [h.id for h in hits] == [v2["id"]], [(h.content, h.status) for h in hits]
+    assert ids(hits) == [v2["id"]], [(h.content, h.status) for h in hits]
 
 
 def test_rolled_back_then_does_not_bring_back_a_replaced_value(mem, monkeypatch):
     v1, v2 = _session_timeout(mem, monkeypatch)
     hits = mem.search("we rolled back then redeployed; what is the 会话超时", mode="fts")
-    assert v1["id"] not in [h.id for h in hits]
+    assert v1["id"] not in ids(hits)
 
 
 def test_a_real_back_then_question_still_finds_the_replaced_value(mem, monkeypatch):

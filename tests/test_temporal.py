@@ -4,16 +4,13 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from memory_core.temporal import NEWEST, OLDEST, Anchor, anchor, mentions, parse
-from storeutil import named_days
+from storeutil import days as stretch, named_days
 
 NOW = datetime(2026, 10, 15, 12, 0, tzinfo=timezone.utc)  # a Thursday
 
 
 def days(query, now=NOW):
-    """(first day, day after the last) of the stretch a query names, or None; `now`: a
-    datetime or an ISO string."""
-    h = parse(query, datetime.fromisoformat(now.replace("Z", "+00:00")) if isinstance(now, str) else now)
-    return (h.start.date().isoformat(), h.end.date().isoformat()) if h.start else None
+    return stretch(query, now)
 
 
 @pytest.mark.parametrize("query, first, after_last", [

@@ -111,6 +111,12 @@ _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # chat's lines count alike: doubling the last one helped only the dialogues it was chosen
 # on (docs/retrieval.md "A MADial-shaped store nobody tuned on").
 CONVERSATION_CHARS = True
+# A word two or more of a chat's lines say is what the talk is about (元旦晚会 … 魔术 …
+# "表演魔术的时候…"): it counts double, as BM25's query term frequency would count it. Its
+# words and bigrams only (a single character repeats by chance), not the speakers' names
+# that open the lines, and not when the user asks a question of their own below the chat
+# (that question leads, ASKING_WEIGHT). docs/retrieval.md "A word the talk repeats".
+REPEATED_WEIGHT = 2
 # A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,
 # "https://"). The commonest openings of a saved note name what it is, not who said it (a
 # Chinese label also ends a longer one: 告警规则, 本周总结, 迁移计划).
@@ -328,9 +334,12 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     amid = bool(chat.lines) or not all(asks.values())  # a question amid what does not ask
     chars = CONVERSATION_CHARS and chat.talk
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
+    lines_saying: dict[str, int] = {}  # a chat's words: how many of its lines say each
     for i, line in enumerate(rows):
         if i not in own:  # a chat's line: the speakers' words, alike
             terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=chars)]
+            for t in {t for t, stop in _line_terms(_unspoken(line)) if not stop}:
+                lines_saying[t] = lines_saying.get(t, 0) + 1
             continue
         for sentence in parts[i]:
             weight = ASKING_WEIGHT if asks[sentence] and amid else 1
@@ -342,7 +351,17 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     out: dict[str, int] = {}
     for t, _, weight in kept:
         out[t] = max(out.get(t, 0), weight)
+    if not any(asks.values()):  # a question of the user's own under a chat leads instead
+        for t, n in lines_saying.items():
+            if n > 1 and t in out:
+                out[t] = max(out[t], REPEATED_WEIGHT)
     return list(out.items())
+
+
+def _unspoken(line: str) -> str:
+    """A chat line without its speaker's opening ("<Bart>:", "[10:32] 小明：")."""
+    opening = _opening(line)
+    return opening[_SPEAKER.match(opening).end():] if said_by(opening) else line
 
 
 def sentences(text: str, clauses: bool = False) -> list[str]:

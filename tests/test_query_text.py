@@ -24,6 +24,24 @@ def test_a_conversation_adds_characters_and_weighs_its_lines_alike():
     assert match_expression(talk).count('"乌龟"') == 1
 
 
+def test_a_word_two_lines_of_a_chat_say_counts_double():
+    """What the talk is about is what it says again (BM25's query term frequency, capped);
+    a word said once, a single character and the name that opens every line are not."""
+    talk = ('<Bart>:"元旦晚会我要表演魔术！"\n<Assistant>:"魔术？太棒了，观众一定喜欢"\n'
+            '<Bart>:"我有点紧张，魔术道具还没买齐"')
+    w = dict(weighted_terms(talk))
+    assert w["魔术"] == 2
+    assert w["晚会"] == 1 and w["紧张"] == 1  # said once
+    assert w["bart"] == 1  # opens two lines: who speaks, not what about
+    assert w["魔"] == 1  # a single character repeats by chance
+    assert match_expression(talk).count('"魔术"') == 2
+    # a prompt of several lines that no speakers say is no chat: its words count once
+    assert dict(weighted_terms("魔术道具\n魔术表演"))["魔术"] == 1
+    # under a pasted chat, the user's own question leads; the chat's words count once
+    asked = dict(weighted_terms('小王：redis 挂了\n小李：redis 重启好了\n上周的 TTL 是多少？'))
+    assert asked["redis"] == 1 and asked["ttl"] == 2
+
+
 def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversation():
     w = dict(weighted_terms("部署脚本报错了\n怎么回滚到上一个版本？"))
     assert "报" not in w and "滚" not in w  # no single characters

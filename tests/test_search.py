@@ -653,6 +653,18 @@ def test_a_prompt_of_several_lines_is_no_conversation_and_matches_no_single_char
     assert found[0] == rollback["id"] and unrelated["id"] not in found
 
 
+def test_in_a_conversation_the_word_it_repeats_outweighs_words_said_once(mem):
+    """A dialogue about a magic show that mentions a hall and Friday once each: the memory
+    of the magic is what it is about, not the one that shares two passing words."""
+    magic = mem.save_fact("Bart 看了一场魔术表演")
+    passing = mem.save_fact("Bart 周五在礼堂参加合唱比赛")
+    mem.save_fact("项目周会改到周三下午")
+    talk = ('<Bart>:"我最近在练魔术"\n<Assistant>:"魔术很酷！练的是哪一个？"\n'
+            '<Bart>:"纸牌魔术，周五要在礼堂演"')
+    found = ids(mem.search(talk, mode="fts", limit=3))
+    assert found[:2] == [magic["id"], passing["id"]]
+
+
 def test_a_conversation_also_matches_single_characters(mem):
     related = mem.save_fact("Bart 参加了篮球比赛，得了第二名")
     mem.save_fact("项目周会改到周三下午")

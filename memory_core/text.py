@@ -113,9 +113,10 @@ _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 CONVERSATION_CHARS = True
 # A word two or more of a chat's lines say is what the talk is about (元旦晚会 … 魔术 …
 # "表演魔术的时候…"): it counts double, as BM25's query term frequency would count it. Its
-# words and bigrams only (a single character repeats by chance), not the speakers' names
-# that open the lines, and not when the user asks a question of their own below the chat
-# (that question leads, ASKING_WEIGHT). docs/retrieval.md "A word the talk repeats".
+# words and bigrams only (a single character repeats by chance), not the words that say who
+# speaks and when (the lines' openings, a chat app's "小王 10:32" lines, "Melanie" said to
+# her), and only in a query that is a chat and nothing else (lines of the user's own, a
+# question or a request, lead). docs/retrieval.md "A word the talk repeats".
 REPEATED_WEIGHT = 2
 # A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,
 # "https://"). The commonest openings of a saved note name what it is, not who said it (a
@@ -335,10 +336,17 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     chars = CONVERSATION_CHARS and chat.talk
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
     lines_saying: dict[str, int] = {}  # a chat's words: how many of its lines say each
+    who: set[str] = set()  # a chat's words that say who speaks, and when
     for i, line in enumerate(rows):
         if i not in own:  # a chat's line: the speakers' words, alike
-            terms += [(t, stop, 1) for t, stop in _line_terms(line, chars=chars)]
-            for t in {t for t, stop in _line_terms(_unspoken(line)) if not stop}:
+            opening, said = _spoken(line)
+            terms += [(t, stop, 1) for t, stop in
+                      _line_terms(opening, chars=chars) + _line_terms(said, chars=chars)]
+            if _SPEAKER_ABOVE.match(line) or _TIME_HEADER.match(line):  # "小王 10:32", "昨天 14:32"
+                who.update(t for t, _ in _line_terms(line))
+                continue
+            who.update(t for t, _ in _line_terms(opening))
+            for t in {t for t, stop in _line_terms(said) if not stop and len(t) > 1}:
                 lines_saying[t] = lines_saying.get(t, 0) + 1
             continue
         for sentence in parts[i]:
@@ -351,17 +359,30 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     out: dict[str, int] = {}
     for t, _, weight in kept:
         out[t] = max(out.get(t, 0), weight)
-    if not any(asks.values()):  # a question of the user's own under a chat leads instead
+    if not own:  # a chat and nothing else: with lines of the user's own, those lead
         for t, n in lines_saying.items():
-            if n > 1 and t in out:
+            if n > 1 and t in out and t not in who:
                 out[t] = max(out[t], REPEATED_WEIGHT)
     return list(out.items())
 
 
-def _unspoken(line: str) -> str:
-    """A chat line without its speaker's opening ("<Bart>:", "[10:32] 小明：")."""
-    opening = _opening(line)
-    return opening[_SPEAKER.match(opening).end():] if said_by(opening) else line
+_COLON = re.compile(r"[:：]")
+
+
+def _spoken(line: str) -> tuple[str, str]:
+    """A chat line cut into its opening (a time or a quote mark, the speaker and the colon:
+    "[10:32] Bart Simpson:", "**Bart:**", "<Bart>:") and what it says. Read apart, "Tom:redis
+    挂了" (a full-width colon, folded) says redis, not the identifier tom:redis."""
+    start = _CHAT_PREFIX.match(line).end()
+    rest = line[start:]
+    if said_by(_opening(line)) or _full_name(rest):
+        colon = _COLON.search(rest)
+        if colon:
+            cut = start + colon.end()
+            while cut < len(line) and line[cut] in "*_":  # "**Bart:** hi"
+                cut += 1
+            return line[:cut], line[cut:]
+    return line[:start], rest
 
 
 def sentences(text: str, clauses: bool = False) -> list[str]:

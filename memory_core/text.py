@@ -111,7 +111,7 @@ _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # chat's lines count alike: doubling the last one helped only the dialogues it was chosen
 # on (docs/retrieval.md "A MADial-shaped store nobody tuned on").
 CONVERSATION_CHARS = True
-# A word two or more of a chat's lines say is what the talk is about (元旦晚会 … 魔术 …
+# A word two or more of a chat's turns say is what the talk is about (元旦晚会 … 魔术 …
 # "表演魔术的时候…"): it counts double, as BM25's query term frequency would count it. Its
 # words and bigrams only (a single character repeats by chance), not the words that say who
 # speaks and when (the lines' openings, a chat app's "小王 10:32" lines, "Melanie" said to
@@ -335,8 +335,9 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     amid = bool(chat.lines) or not all(asks.values())  # a question amid what does not ask
     chars = CONVERSATION_CHARS and chat.talk
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
-    lines_saying: dict[str, int] = {}  # a chat's words: how many of its lines say each
+    turns_saying: dict[str, set] = {}  # a chat's words: the turns that say each
     who: set[str] = set()  # a chat's words that say who speaks, and when
+    turn = 0  # a speaker's message, its lines together
     for i, line in enumerate(rows):
         if i not in own:  # a chat's line: the speakers' words, alike
             opening, said = _spoken(line)
@@ -344,10 +345,14 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
                       _line_terms(opening, chars=chars) + _line_terms(said, chars=chars)]
             if _SPEAKER_ABOVE.match(line) or _TIME_HEADER.match(line):  # "小王 10:32", "昨天 14:32"
                 who.update(t for t, _ in _line_terms(line))
+                turn += 1
                 continue
+            if _COLON.search(opening):  # a speaker opens the line: a turn of its own
+                turn += 1
             who.update(t for t, _ in _line_terms(opening))
-            for t in {t for t, stop in _line_terms(said) if not stop and len(t) > 1}:
-                lines_saying[t] = lines_saying.get(t, 0) + 1
+            for t, stop in _line_terms(said):
+                if not stop and len(t) > 1:
+                    turns_saying.setdefault(t, set()).add(turn)
             continue
         for sentence in parts[i]:
             weight = ASKING_WEIGHT if asks[sentence] and amid else 1
@@ -360,8 +365,8 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     for t, _, weight in kept:
         out[t] = max(out.get(t, 0), weight)
     if not own:  # a chat and nothing else: with lines of the user's own, those lead
-        for t, n in lines_saying.items():
-            if n > 1 and t in out and t not in who:
+        for t, turns in turns_saying.items():
+            if len(turns) > 1 and t in out and t not in who:
                 out[t] = max(out[t], REPEATED_WEIGHT)
     return list(out.items())
 

@@ -42,6 +42,13 @@ def test_a_word_two_lines_of_a_chat_say_counts_double():
     assert asked["redis"] == 1 and asked["ttl"] == 2
 
 
+def test_a_word_one_message_says_on_two_of_its_lines_counts_once():
+    """A turn is a speaker's message, its lines together: the talk repeats a word when two
+    turns say it, not when one message runs over two lines."""
+    assert dict(weighted_terms("小王：redis 挂了\nredis 日志在这\n小李：好的"))["redis"] == 1
+    assert dict(weighted_terms("小王：redis 挂了\n小李：redis 重启一下"))["redis"] == 2
+
+
 def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversation():
     w = dict(weighted_terms("部署脚本报错了\n怎么回滚到上一个版本？"))
     assert "报" not in w and "滚" not in w  # no single characters

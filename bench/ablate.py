@@ -139,7 +139,7 @@ def variants():
          "(chunking.title_of)", lambda undo: _patch(chunking, "title_of", lambda paths: None, undo)),
         ("- back then", "当时, 那阵子, \"back then\" name no past time: replaced values stay "
          "hidden (temporal._back_then)", lambda undo: _patch(temporal, "_back_then", lambda q: False, undo)),
-        ("- a word the talk repeats", "a word two lines of a chat say counts once "
+        ("- a word the talk repeats", "a word two turns of a chat say counts once "
          "(REPEATED_WEIGHT = 1)", lambda undo: _patch(text, "REPEATED_WEIGHT", 1, undo)),
     ]
 

@@ -214,7 +214,7 @@ _SPEAKER_ABOVE = re.compile(
 # A chat app's time above the messages it stamps ("昨天 14:32", "2026-10-22 09:15", "[Tuesday
 # 10:32 AM]"): the chat's, so its day is not the user's question's.
 _TIME_HEADER = re.compile(
-    r"\s*\[?(?:(?:昨天|今天|前天|星期.|周.|yesterday|today|[a-z]{3,6}day|上午|下午|晚上|凌晨|中午"
+    r"\s*\[?(?:(?:昨天|今天|前天|星期.|周.|[a-z]{2,6}day(?![a-z])|上午|下午|晚上|凌晨|中午"
     rf"|[\d\-/.年月日号t])\s*)*{_CLOCK}\]?\s*$", re.IGNORECASE)
 
 
@@ -290,10 +290,16 @@ def _opening(folded_line: str) -> str:
     return _EMPHASIS.sub("", line[:40]) + line[40:]
 
 
+# A host and its port, a key and its number ("localhost:8080", "redis:6379"): a colon
+# right after a Latin word and before a digit opens no speaker's message.
+_PORT = re.compile(r"\s*[A-Za-z][\w.-]*:\d")
+
+
 def _name(opening: str) -> str | None:
     who = said_by(opening)
     if who is None or who.strip("[]<>()") in _NOT_SPEAKERS or _IN_SENTENCE.search(who) \
-            or _FILE_LINE.match(opening) or _DATED.match(who) or _lead_in(who):
+            or _FILE_LINE.match(opening) or _DATED.match(who) or _lead_in(who) \
+            or _PORT.match(opening):
         return None
     return who
 
@@ -335,22 +341,16 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     amid = bool(chat.lines) or not all(asks.values())  # a question amid what does not ask
     chars = CONVERSATION_CHARS and chat.talk
     terms: list[tuple[str, bool, int]] = []  # (phrase, is_stopword, weight)
+    turns = _turns(rows, chat) if not own else {}  # {line: (turn, words of who and when)}
     turns_saying: dict[str, set] = {}  # a chat's words: the turns that say each
     who: set[str] = set()  # a chat's words that say who speaks, and when
-    turn = 0  # a speaker's message, its lines together
     for i, line in enumerate(rows):
         if i not in own:  # a chat's line: the speakers' words, alike
-            opening, said = _spoken(line)
-            terms += [(t, stop, 1) for t, stop in
-                      _line_terms(opening, chars=chars) + _line_terms(said, chars=chars)]
-            if _SPEAKER_ABOVE.match(line) or _TIME_HEADER.match(line):  # "小王 10:32", "昨天 14:32"
-                who.update(t for t, _ in _line_terms(line))
-                turn += 1
-                continue
-            if _COLON.search(opening):  # a speaker opens the line: a turn of its own
-                turn += 1
-            who.update(t for t, _ in _line_terms(opening))
-            for t, stop in _line_terms(said):
+            said = _line_terms(line, chars=chars)
+            terms += [(t, stop, 1) for t, stop in said]
+            turn, speaker = turns.get(i, (None, ()))
+            who.update(speaker)
+            for t, stop in said if turn is not None else ():
                 if not stop and len(t) > 1:
                     turns_saying.setdefault(t, set()).add(turn)
             continue
@@ -365,29 +365,40 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
     for t, _, weight in kept:
         out[t] = max(out.get(t, 0), weight)
     if not own:  # a chat and nothing else: with lines of the user's own, those lead
-        for t, turns in turns_saying.items():
-            if len(turns) > 1 and t in out and t not in who:
+        for t, said_in in turns_saying.items():
+            if len(said_in) > 1 and t in out and not who.intersection(t.split()):
                 out[t] = max(out[t], REPEATED_WEIGHT)
     return list(out.items())
 
 
-_COLON = re.compile(r"[:：]")
-
-
-def _spoken(line: str) -> tuple[str, str]:
-    """A chat line cut into its opening (a time or a quote mark, the speaker and the colon:
-    "[10:32] Bart Simpson:", "**Bart:**", "<Bart>:") and what it says. Read apart, "Tom:redis
-    挂了" (a full-width colon, folded) says redis, not the identifier tom:redis."""
-    start = _CHAT_PREFIX.match(line).end()
-    rest = line[start:]
-    if said_by(_opening(line)) or _full_name(rest):
-        colon = _COLON.search(rest)
-        if colon:
-            cut = start + colon.end()
-            while cut < len(line) and line[cut] in "*_":  # "**Bart:** hi"
-                cut += 1
-            return line[:cut], line[cut:]
-    return line[:start], rest
+def _turns(rows: list[str], chat: Chat) -> dict:
+    """{index of a chat line: (its turn, the words that say who speaks and when on it)}, as
+    `chat_of` reads the chat: a line a speaker opens (`_name`, a full name) or a chat app's
+    speaker-and-time line starts a turn, the lines under it go on with it (a message over
+    two lines, a log pasted in one), and the time above the chat is no one's turn."""
+    out: dict = {}
+    app = _chat_app(rows)  # a chat app's layout: its speakers are the lines above messages
+    above = {i for i in app if _SPEAKER_ABOVE.match(rows[i])}
+    turn = None
+    for i in chat.lines:
+        opening = _opening(rows[i])
+        if i in above:
+            turn = i
+            out[i] = (None, [t for t, _ in _line_terms(rows[i])])
+            continue
+        if app:  # a message's line, whatever it opens with ("redis: 重启好了")
+            if turn is not None:
+                out[i] = (turn, [])
+            continue
+        name = _name(opening)
+        m = _FULL_NAME.match(opening) if name is None and _full_name(opening) else None
+        if name is not None or m is not None:
+            turn = i
+            named = m.group() if m else name
+            out[i] = (turn, [t for t, _ in _line_terms(named)])
+        elif turn is not None:
+            out[i] = (turn, [])
+    return out
 
 
 def sentences(text: str, clauses: bool = False) -> list[str]:

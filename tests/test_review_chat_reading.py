@@ -140,7 +140,7 @@ def test_a_log_pasted_in_one_message_is_one_turn(log):
     or level is no speaker (chat_of: _NOT_SPEAKERS, _DATED, a time without a name), yet any
     colon in the opening starts a turn: one message that pastes a log "repeats" its words."""
     assert w(f"Bart: the deploy log\n{log}\nLisa: ok")["redis"] == 1
-    assert w(f"Bart: the deploy log\nredis timeout\nredis restarted\nLisa: ok")["redis"] == 1
+    assert w("Bart: the deploy log\nredis timeout\nredis restarted\nLisa: ok")["redis"] == 1
 
 
 def test_search_a_pasted_log_does_not_outweigh_what_the_talk_repeats(mem):

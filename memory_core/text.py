@@ -221,9 +221,12 @@ _TIME_HEADER = re.compile(
 @dataclass(frozen=True)
 class Chat:
     """The lines of a query that a chat holds (indexes), and whether two or more of them
-    open with a speaker (a conversation's reading: single characters too)."""
+    open with a speaker (a conversation's reading: single characters too); who opens which
+    (line, name), and a chat app's speaker-and-time lines (`_chat_app`)."""
     lines: tuple[int, ...] = ()
     talk: bool = False
+    speakers: tuple[tuple[int, str], ...] = ()
+    above: tuple[int, ...] = ()
 
 
 def chat_of(folded_lines: list[str]) -> Chat:
@@ -242,14 +245,21 @@ def chat_of(folded_lines: list[str]) -> Chat:
     said = [i for i, n in enumerate(names) if n and (qa or n not in _QUESTION_LABELS)]
     full = [i for i, o in enumerate(openings) if not names[i] and _full_name(o)]
     said += [i for i in full if _STAMPED.match(folded_lines[i])]  # "[10:32 AM] Bart Simpson: …"
-    app = _chat_app(folded_lines)
+    app, above = _chat_app(folded_lines)
+
+    def read(lines, talk: bool) -> Chat:  # who opens which of them, as read here
+        fully = set(full)
+        spoken = {i: names[i] or _FULL_NAME.match(openings[i]).group() for i in lines
+                  if names[i] or i in fully}
+        return Chat(lines, talk, tuple(spoken.items()), above)
+
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
         others = (line for i, line in enumerate(folded_lines) if i != said[0])
         quoted = (said[0],) if asks_in(others) else ()
-        return Chat(tuple(sorted({*quoted, *app})), bool(app))
+        return read(tuple(sorted({*quoted, *app})), bool(app))
     if len(said) < 2:
-        return Chat(app, bool(app))
+        return read(app, bool(app))
     said += [i for i in full if i not in said]
     first, last = min(said), max(said)
     while first and _TIME_HEADER.match(folded_lines[first - 1]):
@@ -258,24 +268,24 @@ def chat_of(folded_lines: list[str]) -> Chat:
         # to the end when the user's line is above it, else to the user's last line
         last = max(last, len(folded_lines) - (1 if first == 0 else 0) - 1)
     chat = {i for i in range(first, last + 1) if not _labelled(openings[i], qa)}
-    return Chat(tuple(sorted(chat | set(app))), True)
+    return read(tuple(sorted(chat | set(app))), True)
 
 
-def _chat_app(folded_lines: list[str]) -> tuple[int, ...]:
-    """The lines of a chat app's paste (`_SPEAKER_ABOVE`): from the first speaker line to
-    the last and the message under it, when a message sits under every one, unless that
-    message is a question that ends the prompt. Lines that hold a few words and a time with
+def _chat_app(folded_lines: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(The lines of a chat app's paste, its speaker-and-time lines) (`_SPEAKER_ABOVE`):
+    from the first speaker line to the last and the message under it, when a message sits
+    under every one, unless that message is a question that ends the prompt. Lines that hold a few words and a time with
     nothing under some of them are a list ("部署 10:32" / "回滚 10:45" above "昨天为什么回滚
     了？"), and a question between two is the user's."""
     above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
     messaged = all(b - a >= 2 for a, b in zip(above, above[1:] + [len(folded_lines)]))
     if len(above) < 2 or not messaged:
-        return ()
+        return (), ()
     last = above[-1] + 1
     if last == len(folded_lines) - 1 and asks_in([folded_lines[last]]):
         last -= 1  # a question that ends the prompt is the user's ("部署 10:32" / "成功" /
         # "回滚 10:45" / "上周五为什么回滚了？"), or one they paste to have answered
-    return tuple(range(above[0], last + 1))
+    return tuple(range(above[0], last + 1)), tuple(above)
 
 
 def own_lines(folded_lines: list[str], chat: Chat) -> list[int]:
@@ -373,29 +383,21 @@ def weighted_terms(query: str) -> list[tuple[str, int]]:
 
 def _turns(rows: list[str], chat: Chat) -> dict:
     """{index of a chat line: (its turn, the words that say who speaks and when on it)}, as
-    `chat_of` reads the chat: a line a speaker opens (`_name`, a full name) or a chat app's
-    speaker-and-time line starts a turn, the lines under it go on with it (a message over
-    two lines, a log pasted in one), and the time above the chat is no one's turn."""
+    `chat_of` read the chat: a line a speaker opens or a chat app's speaker-and-time line
+    starts a turn (in a chat app's layout only those: "redis: 重启好了" under "小李 10:33" is
+    the message), the lines under it go on with it (a message over two lines, a log pasted
+    in one), and the time above the chat is no one's turn."""
     out: dict = {}
-    app = _chat_app(rows)  # a chat app's layout: its speakers are the lines above messages
-    above = {i for i in app if _SPEAKER_ABOVE.match(rows[i])}
+    above = set(chat.above)
+    spoken = {} if above else dict(chat.speakers)
     turn = None
     for i in chat.lines:
-        opening = _opening(rows[i])
         if i in above:
             turn = i
             out[i] = (None, [t for t, _ in _line_terms(rows[i])])
-            continue
-        if app:  # a message's line, whatever it opens with ("redis: 重启好了")
-            if turn is not None:
-                out[i] = (turn, [])
-            continue
-        name = _name(opening)
-        m = _FULL_NAME.match(opening) if name is None and _full_name(opening) else None
-        if name is not None or m is not None:
+        elif i in spoken:
             turn = i
-            named = m.group() if m else name
-            out[i] = (turn, [t for t, _ in _line_terms(named)])
+            out[i] = (turn, [t for t, _ in _line_terms(spoken[i])])
         elif turn is not None:
             out[i] = (turn, [])
     return out

@@ -127,15 +127,17 @@ def test_full_name_speakers_are_not_counted_double():
         assert got.get("bart", 1) == 1
 
 
-def test_search_full_name_speakers_do_not_pull_up_memories_about_the_family(mem):
+@pytest.mark.parametrize("mark", ["", "**"])
+def test_search_full_name_speakers_do_not_pull_up_memories_about_the_family(mem, mark):
     """The same chat with one-word names finds the skate ramp and not Homer; with full names
-    the doubled "simpson" puts Homer's nap above the skate ramp."""
+    (plain, or in bold, "**Bart Simpson:**", as chat_of reads them through the emphasis: the
+    second review) the doubled "simpson" puts Homer's nap above the skate ramp."""
     ramp = mem.save_fact("Springfield opened a skate ramp")
     homer = mem.save_fact("Homer Simpson naps at the plant")
     for note in ("Lunch is at noon", "Standup is at ten", "The API uses REST", "Tickets go to Jira"):
         mem.save_fact(note)
-    talk = ("[10:32 AM] Bart Simpson: I want to skate today\n[10:33 AM] Lisa Simpson: nice\n"
-            "[10:34 AM] Bart Simpson: lets go")
+    talk = (f"[10:32 AM] {mark}Bart Simpson:{mark} I want to skate today\n"
+            f"[10:33 AM] {mark}Lisa Simpson:{mark} nice\n[10:34 AM] {mark}Bart Simpson:{mark} lets go")
     found = ids(mem.search(talk, mode="fts", limit=5))
     assert ramp["id"] in found
     assert homer["id"] not in found or found.index(ramp["id"]) < found.index(homer["id"])

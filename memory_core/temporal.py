@@ -1160,6 +1160,8 @@ _WORKDAY = r"(?:(?:first|last|next)\s+|(?<=\bthe\s))(?:work(?:ing)?[\s-]?day|bus
 
 def _is_workday(unit: str) -> bool:
     return "work" in unit.lower() or "business" in unit.lower()
+
+
 _EN_ANCHORS = (
     # "two days after the launch", "a week before her wedding"
     re.compile(rf"\b{_N}\s+(?P<unit>days?|weeks?)\s+(?P<rel>before|after|ahead\s+of|prior\s+to)\s+(?:{_OWNER}\s+)?{_EV_EN}",
@@ -1526,7 +1528,7 @@ def _zh_after_day(query: str, lo: int, hi: int, day: tuple, one: bool):
 
     def found(stretch, end, days=day, weekday=None, span=1):
         return (Anchor(query[lo:hi], *stretch, weekday=weekday, days=span,
-                       workday=(_zh_rel(rel) or "").startswith("workday") if rel else False),
+                       workday=(name or "").startswith("workday")),
                 (hi, end), (lo, hi), days)
 
     weekend, rel = _ZH_WEEKEND_OF_DAY.match(query, hi), _ZH_AFTER_DAY.match(query, hi)

@@ -141,6 +141,9 @@ def variants():
          "hidden (temporal._back_then)", lambda undo: _patch(temporal, "_back_then", lambda q: False, undo)),
         ("- a word the talk repeats", "a word two turns of a chat say counts once "
          "(REPEATED_WEIGHT = 1)", lambda undo: _patch(text, "REPEATED_WEIGHT", 1, undo)),
+        ("- lines that say nothing", "\"收到\", \"have a good weekend\" stay on the candidate "
+         "lists (search.saying_something)", lambda undo: _patch(
+             search, "saying_something", lambda conn, found: found, undo)),
     ]
 
     levers = [apply for name, _, apply in out[1:] if not name.startswith("  ")]

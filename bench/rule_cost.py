@@ -9,6 +9,8 @@ alternated in one process, on real stores and on the rule's worst case.
 - the bridge across languages (search.BRIDGE: a keyword search of the query's words in the
   other language, and every record scored by its concepts in either language):
   heldout-devmem; 100,000 synthetic records in both languages (bench/perf.make_store).
+- lines that say nothing taken off the candidate lists (search.saying_something):
+  devmem-fourth; 50,000 short lines, every other one "ok thanks", all matching the query.
 
     python bench/rule_cost.py          # ~4 min
 
@@ -46,6 +48,11 @@ def _no_bridge():
     return search, "BRIDGE", False
 
 
+def _no_small_talk():
+    from memory_core import search
+    return search, "saying_something", lambda conn, found: found
+
+
 def timed(mem, queries, off, rounds: int = 3) -> dict:
     """{"on": [ms], "off": [ms]}: each round runs every query with the rule on, then off
     (`off()`: the module, attribute and value that switch it off)."""
@@ -76,13 +83,13 @@ def locomo(work: Path):
     return mem, queries
 
 
-def heldout_devmem(work: Path):
+def heldout_devmem(work: Path, name: str = "heldout-devmem"):
     from memory_core import Memory
-    folder = retrieval.OWN_DATA / "heldout-devmem"
+    folder = retrieval.OWN_DATA / name
     dest = Path(tempfile.mkdtemp(dir=work)) / "heldout"  # a fresh copy for each rule
     shutil.copytree(folder, dest, ignore=shutil.ignore_patterns("queries.jsonl", "index.sqlite*",
                                                                 "NOW", "README.md"))
-    os.environ["CURSOR_MEMORY_NOW"] = retrieval.store_now("heldout-devmem", folder)
+    os.environ["CURSOR_MEMORY_NOW"] = retrieval.store_now(name, folder)
     mem = Memory(dest)
     mem.sync(embed=False)
     queries = [json.loads(line)["question"] for line in open(folder / "queries.jsonl", encoding="utf-8")]
@@ -147,6 +154,23 @@ def worst_case(work: Path, lines: int = 50_000):
     return mem, [f"billing export batch {i}" for i in range(0, 500, 5)]
 
 
+def short_lines(work: Path, lines: int = 50_000):
+    """Every candidate is a short line, so every one is read and checked."""
+    from memory_core import Memory
+    dest = work / "short"
+    (dest / "daily").mkdir(parents=True)
+    with open(dest / "daily" / "2026-03-01.jsonl", "w", encoding="utf-8") as f:
+        for i in range(lines):
+            said = "ok thanks" if i % 2 else f"ok, batch {i % 500} done, thanks"
+            f.write(json.dumps({"id": f"log-20260301-{i:07d}", "type": "fact", "memory_type": "W",
+                                "content": said, "timestamp": "2026-03-01T10:00:00Z",
+                                "source": {"session": f"s{i // 50}"}}) + "\n")
+    os.environ["CURSOR_MEMORY_NOW"] = "2026-03-02T00:00:00Z"
+    mem = Memory(dest)
+    mem.sync(embed=False)
+    return mem, [f"was batch {i} done? thanks" for i in range(0, 500, 5)]
+
+
 def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="rule-cost-"))
     rows = {}
@@ -161,7 +185,11 @@ def main() -> int:
                  summarised_session),
                 ("bridge", _no_bridge, "heldout-devmem (120 questions)", heldout_devmem),
                 ("bridge", _no_bridge, "100,000 synthetic records in both languages (12 queries)",
-                 synthetic)):
+                 synthetic),
+                ("lines that say nothing", _no_small_talk, "devmem-fourth (160 questions)",
+                 lambda work: heldout_devmem(work, "devmem-fourth")),
+                ("lines that say nothing", _no_small_talk,
+                 "50,000 short lines, half \"ok thanks\" (100 queries)", short_lines)):
             mem, queries = make(work)
             t = timed(mem, queries, off)
             rows[f"{rule}: {store}"] = {k: {"p50": round(statistics.median(v), 2),

@@ -19,8 +19,8 @@ from . import bilingual, corrections, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import (ASKS, asked_about, blanked, folded, index_terms, match_of, name_phrase,
-                   said_by, weighted_terms, words, written_names)
+from .text import (ASKS, NOTHING_LONGEST, asked_about, blanked, folded, index_terms, match_of,
+                   name_phrase, said_by, says_nothing, weighted_terms, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -339,6 +339,22 @@ def lines_over_parts(conn, found: list) -> list:
             placed.add(pk)
             out.append((pk, score))
     return out + found[PARTS_DEPTH:]
+
+
+def saying_something(conn, found: list) -> list:
+    """A candidate list without the lines that say nothing (`text.says_nothing`: "收到",
+    "have a good weekend"). They still come up as the reply to a question (with_replies), where
+    "好的" is the answer. docs/retrieval.md "Lines that say nothing"."""
+    if not found:
+        return found
+    pks = [pk for pk, _ in found]
+    empty = set()
+    for i in range(0, len(pks), 500):
+        chunk = pks[i:i + 500]
+        empty.update(r["pk"] for r in _rows(
+            conn, f"SELECT pk, content FROM chunks WHERE length(content) <= {NOTHING_LONGEST} "
+                  f"AND pk IN ({','.join('?' * len(chunk))})", chunk) if says_nothing(r["content"]))
+    return [f for f in found if f[0] not in empty] if empty else found
 
 
 def statement_terms(content: str) -> frozenset:
@@ -1044,6 +1060,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     bridge = bilingual.other_terms(concepts)
     weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
     names = written_names(query) if mode != "vector" else []
+    chatter = says_nothing(query)  # "收到" looked for as itself
     counted = {"keyword_only": 0}
 
     def search(conn):
@@ -1092,6 +1109,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)
             full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
             fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
+            if not chatter:  # lines that say nothing answer no question
+                fts, vec, dated = (saying_something(conn, found) for found in (fts, vec, dated))
             ranked = fuse(fts, vec, *fusion, dated=dated)
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)

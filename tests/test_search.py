@@ -799,3 +799,34 @@ def test_a_name_written_with_underscores_is_found_as_written_before_its_parts(me
 def test_written_names_are_those_with_underscores_dots_slashes_or_colons(query, names):
     from memory_core.text import written_names
     assert written_names(query) == names
+
+
+# --- lines that say nothing ----------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid", "vector"])
+def test_a_line_that_says_nothing_does_not_answer_a_question_sharing_its_word(mem, mode):
+    """"收到" shares a word with "手机上收到的提醒" and, being short, outscored the line the
+    question is about (devmem-fourth's tune half); the test model also puts every short
+    Chinese line near every Chinese query."""
+    for day, said in [("2026-03-01", "收到"), ("2026-03-02", "ok 收到"), ("2026-03-03", "好的 收到"),
+                      ("2026-03-04", "好的好的"), ("2026-03-05", "周末愉快")]:
+        _line(mem, said, day, f"chat-{day}")
+    sms = _line(mem, "短信提醒的模板改一个字都要重新审核，一般 1 到 2 个工作日", "2026-03-06", "chat-6")
+    hits = mem.search("手机上收到的短信提醒，模板想调整，要等多久？", mode=mode, limit=5)
+    assert ids(hits)[0] == sms["id"]
+    assert all(h.content == sms["content"] for h in hits)
+
+
+def test_a_query_that_says_nothing_finds_the_lines_that_say_it(mem):
+    said = _line(mem, "收到", "2026-03-01", "chat-1")
+    _line(mem, "短信提醒的模板改一个字都要重新审核", "2026-03-02", "chat-2")
+    assert ids(mem.search("收到", mode="fts", limit=5))[0] == said["id"]
+
+
+def test_a_line_that_says_nothing_still_answers_the_question_before_it(mem):
+    """"Sure, see you then!" is the answer to "Can you come on Friday?"."""
+    asked = _line(mem, "Mia: Can you come to the dance studio on Friday?", "2026-03-01", "chat-1")
+    reply = _line(mem, "Leo: Sure, see you then!", "2026-03-01", "chat-1")
+    found = ids(mem.search("Will Leo come to the dance studio on Friday?", mode="fts", limit=5))
+    assert found.index(reply["id"]) == found.index(asked["id"]) - 1
+

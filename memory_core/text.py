@@ -465,12 +465,34 @@ def _unless_a_name(m) -> str:
     return " "
 
 
+# Two words with a slash between ("hardware/agent", "minor/patch", "artists/bands") say
+# either or both, not a name: each is a word of its own (as a phrase, "hardware agent" missed
+# "Truck hardware and the on-board agent"). A path or a name has a digit, another joiner, a
+# third part or a part under three letters ("src/auth/jwt.ts", "api/v1", "go/no-go", "I/O",
+# "CI/CD", "km/h"), or a slash, bracket or dot beside it ("/ws/positions",
+# "deploy/env/<env>/values.yaml"; a full stop that ends a sentence is no dot of a path).
+_EITHER = re.compile(r"[^\W\d_]{3,}/[^\W\d_]{3,}")
+_PATH_EDGE = "/\\<>{}[]*.~$:"
+
+
+def _either(m) -> bool:
+    """Is this identifier two words with a slash between, standing alone (_EITHER)?"""
+    s, a, b = m.string, m.start(), m.end()
+    if not _EITHER.fullmatch(m.group()) or a and s[a - 1] in _PATH_EDGE:
+        return False
+    after = s[b:b + 2]
+    return not after or after[0] not in _PATH_EDGE or after[0] == "." and after[1:] in ("", " ", "\n")
+
+
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:
     terms: list[tuple[str, bool]] = []
     pos = 0
     for m in _IDENT.finditer(text):
         _plain_terms(text[pos:m.start()], terms, chars)
-        terms.append((name_phrase(m.group()), False))
+        if _either(m):
+            _plain_terms(m.group(), terms, chars)
+        else:
+            terms.append((name_phrase(m.group()), False))
         pos = m.end()
     _plain_terms(text[pos:], terms, chars)
     return terms
@@ -549,7 +571,10 @@ def words(text: str) -> list[str]:
     pos = 0
     for m in _IDENT.finditer(text):
         _plain_words(text[pos:m.start()], out)
-        out.append(name_phrase(m.group()))
+        if _either(m):
+            _plain_words(m.group(), out)
+        else:
+            out.append(name_phrase(m.group()))
         pos = m.end()
     _plain_words(text[pos:], out)
     return list(dict.fromkeys(out))

@@ -178,3 +178,27 @@ def test_how_a_question_is_put_to_the_agent_is_no_keyword(query, kept):
 ])
 def test_the_same_words_elsewhere_are_still_keywords(query, kept):
     assert [t for t, _ in weighted_terms(query)] == kept
+
+
+@pytest.mark.parametrize("query, parts", [
+    ("give me the rundown of the very first hardware/agent session", ["hardware", "agent"]),
+    ("does renovate group minor/patch bumps?", ["minor", "patch"]),
+    ("What musical artists/bands has Melanie seen?", ["artists", "bands"]),
+])
+def test_two_words_with_a_slash_between_are_two_words(query, parts):
+    """"hardware/agent" says either or both: as the phrase "hardware agent" it missed "Truck
+    hardware and the on-board agent"."""
+    terms = [t for t, _ in weighted_terms(query)]
+    assert all(p in terms for p in parts) and " ".join(parts) not in terms
+    assert all(p in words(query) for p in parts)
+
+
+@pytest.mark.parametrize("query, name", [
+    ("src/auth/jwt.ts 里怎么验签", "src auth jwt ts"),
+    ("/ws/positions 是按什么分频道的", "ws positions"),
+    ("deploy/env/<env>/values.yaml 是干嘛的", "deploy env"),
+    ("what changed in api/v1", "api v1"),
+    ("封测 go/no-go 会上说了啥", "go no go"),
+])
+def test_a_path_or_a_name_with_a_slash_stays_one_phrase(query, name):
+    assert name in [t for t, _ in weighted_terms(query)]

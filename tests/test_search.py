@@ -830,3 +830,11 @@ def test_a_line_that_says_nothing_still_answers_the_question_before_it(mem):
     found = ids(mem.search("Will Leo come to the dance studio on Friday?", mode="fts", limit=5))
     assert found.index(reply["id"]) == found.index(asked["id"]) - 1
 
+
+def test_two_words_with_a_slash_find_a_record_that_says_them_apart(mem):
+    wanted = _line(mem, "Truck hardware and the on-board agent: one T-Box and three probes",
+                   "2026-03-01", "s-1")
+    for i, said in enumerate(["Escalation goes to the duty agent first",
+                              "New hardware arrives on Monday"], 2):
+        _line(mem, said, f"2026-03-0{i}", f"s-{i}")
+    assert ids(mem.search("notes on the hardware/agent", mode="fts", limit=5))[0] == wanted["id"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How often a line that says nothing ("收到", "好的好的", "have a good weekend";
-`text.says_nothing`) is among a search's first five hits, with `search.saying_something`
+`memory_core.small_talk`) is among a search's first five hits, with `search.saying_something`
 taking such lines off the candidate lists and without it, on every question of each store
 (both halves: this counts what a user sees, not what the labels reward). Hybrid, the offline
 test model; the same stores as bench/retrieval.py.
@@ -30,7 +30,7 @@ def count(name: str, folder: Path, work: Path) -> dict:
     """{"questions", "before", "after", "replies"} for one store: questions with a line that
     says nothing in the first five, without the filter and with it; of the latter, how many
     came as the reply to a question (with_replies), which the filter leaves in."""
-    from memory_core import Memory, search, text
+    from memory_core import Memory, search, small_talk
 
     os.environ["CURSOR_MEMORY_NOW"] = retrieval.store_now(name, folder)
     dest = work / name.replace("/", "_")
@@ -47,7 +47,7 @@ def count(name: str, folder: Path, work: Path) -> dict:
             for key, keep in (("before", lambda conn, found: found), ("after", real)):
                 search.saying_something = keep
                 said = [h for h in mem.search(question, limit=5, mode="hybrid", sync=False)
-                        if text.says_nothing(h.content)]
+                        if small_talk.says_nothing(h.content)]
                 out[key] += bool(said)
                 if key == "after" and said and all(h.reply_to for h in said):
                     out["replies"] += 1

@@ -15,12 +15,12 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
 
-from . import bilingual, corrections, vectors
+from . import bilingual, corrections, small_talk, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import (ASKS, NOTHING_LONGEST, asked_about, blanked, folded, index_terms, match_of,
-                   name_phrase, said_by, says_nothing, weighted_terms, words, written_names)
+from .text import (ASKS, asked_about, blanked, folded, index_terms, match_of, name_phrase,
+                   said_by, weighted_terms, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -342,9 +342,11 @@ def lines_over_parts(conn, found: list) -> list:
 
 
 def saying_something(conn, found: list) -> list:
-    """A candidate list without the lines that say nothing (`text.says_nothing`: "收到",
-    "have a good weekend"). They still come up as the reply to a question (with_replies), where
-    "好的" is the answer. docs/retrieval.md "Lines that say nothing"."""
+    """A candidate list without the log lines that say nothing (`small_talk.says_nothing`:
+    "收到", "have a good weekend"). What the user or the agent chose to keep says something:
+    MEMORY.md, a consolidated fact, a session summary, a line saved with entities. A line
+    still comes up as the reply to a question (with_replies), where "好的" is the answer.
+    docs/retrieval.md "Lines that say nothing"."""
     if not found:
         return found
     pks = [pk for pk, _ in found]
@@ -352,8 +354,10 @@ def saying_something(conn, found: list) -> list:
     for i in range(0, len(pks), 500):
         chunk = pks[i:i + 500]
         empty.update(r["pk"] for r in _rows(
-            conn, f"SELECT pk, content FROM chunks WHERE length(content) <= {NOTHING_LONGEST} "
-                  f"AND pk IN ({','.join('?' * len(chunk))})", chunk) if says_nothing(r["content"]))
+            conn, f"SELECT pk, content FROM chunks WHERE length(content) <= {small_talk.LONGEST} "
+                  "AND source_file NOT IN ('MEMORY.md', 'facts.jsonl', 'sessions.jsonl') "
+                  "AND (entities IS NULL OR entities IN ('', '[]')) "
+                  f"AND pk IN ({','.join('?' * len(chunk))})", chunk) if small_talk.says_nothing(r["content"]))
     return [f for f in found if f[0] not in empty] if empty else found
 
 
@@ -1060,7 +1064,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     bridge = bilingual.other_terms(concepts)
     weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
     names = written_names(query) if mode != "vector" else []
-    chatter = says_nothing(query)  # "收到" looked for as itself
+    chatter = small_talk.says_nothing(query)  # "收到" looked for as itself
     counted = {"keyword_only": 0}
 
     def search(conn):

@@ -17,7 +17,6 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
 TOKENIZER_VERSION = "2"  # 2: normalize keeps what separates digits; full-width folded (NFKC)
 
@@ -687,61 +686,3 @@ _BETWEEN_DIGITS = re.compile(r"(?<=\d)[\W_]+(?=\d)")
 
 
 _NOT_ALNUM = re.compile(r"[\W_]+")  # exactly the characters str.isalnum() rejects
-
-
-# --- lines that say nothing -----------------------------------------------------------------
-
-# An acknowledgement, thanks, a greeting, a wish ("收到", "好的好的", "ok thanks", "have a good
-# weekend", "清明快乐"): a log keeps such lines, but they answer no question. Short, they
-# outscored the records a query was about on one shared word ("手机上收到的提醒…" found "收到")
-# or on nothing at all (the test model puts every short Chinese line near every Chinese query).
-# docs/retrieval.md "Lines that say nothing".
-_NOTHING_EN = frozenset("""
-ok okay okey oki k kk sure yes yeah yep yup ya yea no nope nah thanks thank thx ty tysm cheers
-great cool nice good awesome perfect fine alright right got it noted will do np problem lol
-lmao haha hahaha hehe hah ha hi hello hey bye goodbye see you later soon night morning evening
-afternoon have a an the all everyone guys folks team weekend day week enjoy happy holidays
-holiday break sounds like plan agreed understood roger copy that makes sense welcome much so
-very too again for and to oh ah wow yay indeed exactly absolutely definitely of course me same
-here talk tomorrow then anyway yw gotcha take care stay safe congrats congratulations cya ttyl
-""".split())
-_NOTHING_ZH = frozenset("""
-好 好的 好滴 好嘞 好啊 好吧 好哒 行 行吧 行的 可以 嗯 嗯嗯 哦 噢 喔 收到 了解 明白 知道 懂 没问题 对 是的 是
-没错 谢谢 多谢 谢啦 感谢 辛苦 拜拜 再见 晚安 早安 早 早上好 晚上好 下午好 中午好 你好 您好 大家好 午安
-周末愉快 愉快 节日快乐 先这样 就这样 回头再说 回头聊 了 啦 吧 呀 啊 哟 呢 嘛 哈 嘿 呵 嘻 呜 你 您 大家 各位 一起
-加油 棒 太棒了 厉害 不客气 没事 也 都 的 哒 滴 嗷 哇 耶 保重 恭喜 回聊 改天聊 晚点聊
-""".split())
-_NOTHING_ZH_LONGEST = max(map(len, _NOTHING_ZH))
-_WISH = re.compile(rf"[{_CJK}]{{1,4}}?快乐")  # 中秋快乐, 双十一快乐
-NOTHING_LONGEST = 40  # characters: a longer line says something
-
-
-@lru_cache(maxsize=4096)  # a warm process meets the same short lines search after search
-def says_nothing(text: str) -> bool:
-    """True when every word of a short line is an acknowledgement, thanks, a greeting or a
-    wish (the lists above), in either language, after the speaker who opens it ("Leo: Great,
-    see you then."); a name, a number or any other word, and the line says something."""
-    text = folded(text)
-    if said_by(text):
-        text = text[_SPEAKER.match(text).end():]
-    text = text.lower()
-    if not text.strip() or len(text) > NOTHING_LONGEST:
-        return False
-    pieces = _TOKEN.findall(text)
-    return bool(pieces) and all(
-        _said_as_pleasantries(p) if _CJK_RUN.match(p) else p in _NOTHING_EN for p in pieces)
-
-
-def _said_as_pleasantries(run: str) -> bool:
-    """Can a Chinese run be cut wholly into the phrases of _NOTHING_ZH and wishes?"""
-    ends = {0}
-    wish = "快乐" in run
-    for i in range(len(run)):
-        if i not in ends:
-            continue
-        ends.update(j for j in range(i + 1, min(i + _NOTHING_ZH_LONGEST, len(run)) + 1)
-                    if run[i:j] in _NOTHING_ZH)
-        if wish:
-            ends.update(j for j in range(i + 3, min(i + 6, len(run)) + 1)
-                        if _WISH.fullmatch(run, i, j))
-    return len(run) in ends

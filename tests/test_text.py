@@ -60,22 +60,3 @@ def test_token_estimate_is_close_to_the_real_tokenizer():
         real = len(tok.encode(t, add_special_tokens=False).ids)
         assert 0.75 * real <= count_tokens(t) <= 1.25 * real
 
-
-@pytest.mark.parametrize("line", [
-    "收到", "ok 收到", "好的好的", "好的，先这样", "哈哈哈哈哈哈", "辛苦了各位 🙏", "周末愉快",
-    "双十一快乐哈哈", "清明快乐 enjoy the break", "have a good weekend all", "thanks all, good week",
-    "Sounds like a plan!", "ＯＫ", "Leo: Great, see you then.", "用户：好嘞", "助手：嗯嗯，了解～",
-])
-def test_an_acknowledgement_thanks_greeting_or_wish_says_nothing(line):
-    from memory_core.text import says_nothing
-    assert says_nothing(line)
-
-
-@pytest.mark.parametrize("line", [
-    "", "🎉", "收到了吗", "可以吗", "快乐", "累并快乐着", "Caroline: Thanks, Mel!", "ok 2", "k8s",
-    "Redis", "好的，周五上线", "thanks, the TTL is 3600 now", "中秋快乐！今年中秋是在大理过的",
-    "TODO: ok",
-])
-def test_a_line_with_a_name_a_number_a_question_or_any_other_word_says_something(line):
-    from memory_core.text import says_nothing
-    assert not says_nothing(line)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .text import _CJK, _CJK_RUN, _SPEAKER, _TOKEN, folded, said_by
+from .text import characters_and_words, folded, spoken
 
 SOCIAL, ACK, FILLER = "social", "ack", "filler"
 
@@ -76,7 +76,7 @@ _ZH = {
 _LONGEST = max(6, *(len(p) for p in (*_EN, *_ZH)))  # tokens; 6: "劳动节快乐"
 # A holiday's wish ("中秋快乐", "劳动节快乐", "双十一快乐"), not a feeling ("不快乐", "我很快乐")
 # nor a life event, which says something ("毕业快乐", "结婚快乐", "离职快乐").
-_WISH = re.compile(rf"(?:[{_CJK}]{{0,3}}节|新年|春节|元旦|元宵|清明|端午|七夕|中秋|国庆|五一|十一|"
+_WISH = re.compile(r"(?:[\u4e00-\u9fff]{0,3}节|新年|春节|元旦|元宵|清明|端午|七夕|中秋|国庆|五一|十一|"
                    r"双十一|双十二|圣诞|周末|假期|假日)快乐")
 # What may come before a speaker: a quote mark, a chat's time ("[10:32] 小王：收到").
 _BEFORE = re.compile(r"\s*(?:>\s*)*(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?[\])]?\s*)?", re.I)
@@ -91,13 +91,8 @@ def says_nothing(text: str) -> bool:
     text = folded(text)
     if len(text) > LONGEST:
         return False
-    text = text[_BEFORE.match(text).end():]
-    name = said_by(text)
-    if name:
-        text = text[_SPEAKER.match(text).end():]
-    tokens: list[str] = []
-    for m in _TOKEN.finditer(text.lower()):
-        tokens.extend(m.group() if _CJK_RUN.match(m.group()) else [m.group()])
+    name, text = spoken(text[_BEFORE.match(text).end():])
+    tokens = characters_and_words(text)
     if not tokens:
         return False
     ends = _cuts(tokens)

@@ -144,6 +144,22 @@ def said_by(line: str) -> str | None:
     return name
 
 
+def spoken(line: str) -> tuple[str | None, str]:
+    """(who says a line, what they say): ("leo", "Great!") for "Leo: Great!", (None, the
+    line) when no name opens it (said_by)."""
+    name = said_by(line)
+    return (name, line[_SPEAKER.match(line).end():].strip()) if name else (None, line)
+
+
+def characters_and_words(text: str) -> list[str]:
+    """A text's Latin words, lowercased, and its Chinese or Japanese characters one by one:
+    "好的 OK" is 好, 的, ok."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        out.extend(m.group() if _CJK_RUN.match(m.group()) else [m.group().lower()])
+    return out
+
+
 def _opener(line: str) -> str | None:
     """What stands before a line's opening colon, case-folded: a name or a label."""
     m = _SPEAKER.match(line)
@@ -423,9 +439,7 @@ def asked_about(line: str, terms) -> bool:
     adoption agencies": the line says the answer and asks about something else. A question
     that asks about the line's own statement in other words ("What kind is it?", "Any idea
     why?") reads as such a line too. The speaker's opening is not counted."""
-    line = folded(line)
-    if said_by(line):
-        line = line[_SPEAKER.match(line).end():]
+    _, line = spoken(folded(line))
     said = False
     for sentence in sentences(line):
         if {t for t, stop in _line_terms(sentence) if not stop}.isdisjoint(terms):

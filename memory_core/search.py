@@ -353,11 +353,11 @@ def saying_something(conn, found: list) -> list:
     empty = set()
     for i in range(0, len(pks), 500):
         chunk = pks[i:i + 500]
-        empty.update(r["pk"] for r in _rows(
-            conn, f"SELECT pk, content FROM chunks WHERE length(content) <= {small_talk.LONGEST} "
-                  "AND source_file NOT IN ('MEMORY.md', 'facts.jsonl', 'sessions.jsonl') "
-                  "AND (entities IS NULL OR entities IN ('', '[]')) "
-                  f"AND pk IN ({','.join('?' * len(chunk))})", chunk) if small_talk.says_nothing(r["content"]))
+        rows = _rows(conn, f"SELECT pk, content FROM chunks WHERE length(content) <= "
+                           f"{small_talk.LONGEST} AND source_file NOT IN ('MEMORY.md', "
+                           "'facts.jsonl', 'sessions.jsonl') AND (entities IS NULL OR entities "
+                           f"IN ('', '[]')) AND pk IN ({','.join('?' * len(chunk))})", chunk)
+        empty.update(r["pk"] for r in rows if small_talk.says_nothing(r["content"]))
     return [f for f in found if f[0] not in empty] if empty else found
 
 

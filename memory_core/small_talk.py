@@ -35,9 +35,9 @@ def _phrases(cls: str, text: str, chinese: bool = False) -> dict:
 _EN = {
     **_phrases(SOCIAL, """
 thanks | thank you | thank u | thx | ty | tysm | cheers | thanks a lot | thank you so much | many thanks
-hi | hello | hey | hiya | morning | good morning | evening | good evening | good afternoon
-good night | night | night night | gn | gm | nighty night
-bye | goodbye | bye bye | see you | see ya | cya | later | see you later | see you soon | see you tomorrow
+hi | hello | hey | hiya | good morning | good evening | good afternoon
+good night | night night | gn | gm | nighty night
+bye | goodbye | bye bye | see you | see ya | cya | see you later | see you soon | see you tomorrow
 see you then | talk later | talk soon | talk to you later | talk to you soon | ttyl | catch you later
 take care | stay safe | good luck
 have a good day | have a nice day | have a great day | have a good one | have a nice one
@@ -48,12 +48,13 @@ lol | lmao | haha | hahaha | hahahaha | hehe | heh | wow | yay | woohoo
 congrats | congratulations | you too | same to you | same here | me too | no worries
 you are welcome | you re welcome | welcome | yw | no problem | np
 """),
-    **_phrases(ACK, """
+    **_phrases(ACK, """  # a time of day alone greets; after a key ("When: morning") it is a value
 ok | okay | okey | oki | k | kk | okk | sure | yes | yeah | yep | yup | ya | yea | no | nope | nah
 great | cool | nice | good | awesome | perfect | fine | alright | all right | right | got it
 noted | will do | agreed | understood | roger | copy that | makes sense | sounds good
 sounds great | sounds like a plan | exactly | absolutely | definitely | of course | indeed
 gotcha | oh | ah | oh ok | i see
+morning | evening | night | later
 """),
     **_phrases(FILLER, """
 a | the | all | everyone | guys | folks | team | so | very | too | again | for | and | to | much
@@ -110,7 +111,8 @@ def _cuts(tokens: list) -> dict:
         social = SOCIAL in ends[i]
         for j in range(i + 1, min(i + _LONGEST, len(tokens)) + 1):
             cls = _EN.get(tuple(tokens[i:j])) or _ZH.get(tuple(tokens[i:j]))
-            if cls is None and all(len(t) == 1 for t in tokens[i:j]) and _WISH.fullmatch("".join(tokens[i:j])):
+            if cls is None and all(len(t) == 1 for t in tokens[i:j]) \
+                    and _WISH.fullmatch("".join(tokens[i:j])):
                 cls = SOCIAL
             if cls is not None:
                 ends.setdefault(j, set()).add(SOCIAL if social or cls == SOCIAL else None)

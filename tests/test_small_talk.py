@@ -26,8 +26,8 @@ def test_a_name_a_number_a_time_a_feeling_or_any_other_word_says_something(line)
     assert not says_nothing(line)
 
 
-@pytest.mark.parametrize("line", ["CI: ok", "Approved: yes", "GDPR: no", "上线：可以", "老李：可以",
-                                  "Leo: no", "[10:32] 小王：收到"])
+@pytest.mark.parametrize("line", ["CI: ok", "Approved: yes", "GDPR: no", "When: morning",
+                                  "上线：可以", "老李：可以", "Leo: no", "[10:32] 小王：收到"])
 def test_an_acknowledgement_after_a_name_or_a_key_is_an_answer_or_a_value(line):
     assert not says_nothing(line)
 

@@ -142,8 +142,8 @@ def variants():
         ("- a word the talk repeats", "a word two turns of a chat say counts once "
          "(REPEATED_WEIGHT = 1)", lambda undo: _patch(text, "REPEATED_WEIGHT", 1, undo)),
         ("- lines that say nothing", "\"收到\", \"have a good weekend\" stay on the candidate "
-         "lists (search.saying_something)", lambda undo: _patch(
-             search, "saying_something", lambda conn, found: found, undo)),
+         "lists (search.saying_nothing)", lambda undo: _patch(
+             search, "saying_nothing", lambda conn, pks: set(), undo)),
     ]
 
     levers = [apply for name, _, apply in out[1:] if not name.startswith("  ")]

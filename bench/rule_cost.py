@@ -9,7 +9,7 @@ alternated in one process, on real stores and on the rule's worst case.
 - the bridge across languages (search.BRIDGE: a keyword search of the query's words in the
   other language, and every record scored by its concepts in either language):
   heldout-devmem; 100,000 synthetic records in both languages (bench/perf.make_store).
-- lines that say nothing taken off the candidate lists (search.saying_something):
+- lines that say nothing taken off the candidate lists (search.saying_nothing):
   devmem-fourth; 50,000 short lines, every other one "ok thanks", all matching the query.
 
     python bench/rule_cost.py          # ~4 min
@@ -50,7 +50,7 @@ def _no_bridge():
 
 def _no_small_talk():
     from memory_core import search
-    return search, "saying_something", lambda conn, found: found
+    return search, "saying_nothing", lambda conn, pks: set()
 
 
 def timed(mem, queries, off, rounds: int = 3) -> dict:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How often a line that says nothing ("收到", "好的好的", "have a good weekend";
-`memory_core.small_talk`) is among a search's first five hits, with `search.saying_something`
+`memory_core.small_talk`) is among a search's first five hits, with `search.saying_nothing`
 taking such lines off the candidate lists and without it, on every question of each store
 (both halves: this counts what a user sees, not what the labels reward). Hybrid, the offline
 test model; the same stores as bench/retrieval.py.
@@ -39,20 +39,20 @@ def count(name: str, folder: Path, work: Path) -> dict:
     mem = Memory(dest)
     mem.sync(embed=True)
     out = {"questions": 0, "before": 0, "after": 0, "replies": 0}
-    real = search.saying_something
+    real = search.saying_nothing
     try:
         for line in open(folder / "queries.jsonl", encoding="utf-8"):
             question = json.loads(line)["question"]
             out["questions"] += 1
-            for key, keep in (("before", lambda conn, found: found), ("after", real)):
-                search.saying_something = keep
+            for key, empty in (("before", lambda conn, pks: set()), ("after", real)):
+                search.saying_nothing = empty
                 said = [h for h in mem.search(question, limit=5, mode="hybrid", sync=False)
                         if small_talk.says_nothing(h.content)]
                 out[key] += bool(said)
                 if key == "after" and said and all(h.reply_to for h in said):
                     out["replies"] += 1
     finally:
-        search.saying_something = real
+        search.saying_nothing = real
     return out
 
 

@@ -341,24 +341,20 @@ def lines_over_parts(conn, found: list) -> list:
     return out + found[PARTS_DEPTH:]
 
 
-def saying_something(conn, found: list) -> list:
-    """A candidate list without the log lines that say nothing (`small_talk.says_nothing`:
-    "收到", "have a good weekend"). What the user or the agent chose to keep says something:
-    MEMORY.md, a consolidated fact, a session summary, a line saved with entities. A line
-    still comes up as the reply to a question (with_replies), where "好的" is the answer.
-    docs/retrieval.md "Lines that say nothing"."""
-    if not found:
-        return found
-    pks = [pk for pk, _ in found]
-    empty = set()
-    for i in range(0, len(pks), 500):
-        chunk = pks[i:i + 500]
-        rows = _rows(conn, f"SELECT pk, content FROM chunks WHERE length(content) <= "
-                           f"{small_talk.LONGEST} AND source_file NOT IN ('MEMORY.md', "
-                           "'facts.jsonl', 'sessions.jsonl') AND (entities IS NULL OR entities "
-                           f"IN ('', '[]')) AND pk IN ({','.join('?' * len(chunk))})", chunk)
-        empty.update(r["pk"] for r in rows if small_talk.says_nothing(r["content"]))
-    return [f for f in found if f[0] not in empty] if empty else found
+def saying_nothing(conn, pks) -> set:
+    """Of these candidates, the log lines that say nothing (`small_talk.says_nothing`:
+    "收到", "have a good weekend"), which search takes off its lists. What the user or the
+    agent chose to keep says something: MEMORY.md, a consolidated fact, a session summary, a
+    line saved with entities. A line still comes up as the reply to a question
+    (with_replies), where "好的" is the answer. docs/retrieval.md "Lines that say nothing"."""
+    pks = list(pks)
+    if not pks:
+        return set()
+    rows = _rows(conn, f"SELECT pk, content FROM chunks WHERE length(content) <= "
+                       f"{small_talk.LONGEST} AND source_file NOT IN ('MEMORY.md', 'facts.jsonl', "
+                       "'sessions.jsonl') AND (entities IS NULL OR entities IN ('', '[]')) "
+                       f"AND pk IN ({','.join('?' * len(pks))})", pks)
+    return {r["pk"] for r in rows if small_talk.says_nothing(r["content"])}
 
 
 def statement_terms(content: str) -> frozenset:
@@ -1114,7 +1110,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
             fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
             if not chatter:  # lines that say nothing answer no question
-                fts, vec, dated = (saying_something(conn, found) for found in (fts, vec, dated))
+                empty = saying_nothing(conn, {pk for found in (fts, vec, dated) for pk, _ in found})
+                fts, vec, dated = ([c for c in found if c[0] not in empty]
+                                   for found in (fts, vec, dated))
             ranked = fuse(fts, vec, *fusion, dated=dated)
             if scope.ref_targets and not query.strip():  # everything about it, newest first
                 ranked = newest(conn, scope, k)

@@ -3,7 +3,7 @@
 ("收到", "好的好的", "ok"). A log keeps such lines, but they answer no question; short, they
 outscored the records a query was about on one shared word ("手机上收到的提醒…" found "收到")
 or on none at all (the test model puts every short Chinese line near every Chinese query).
-Search takes them off its candidate lists (search.saying_something). docs/retrieval.md
+Search takes them off its candidate lists (search.saying_nothing). docs/retrieval.md
 "Lines that say nothing".
 
 A line is read as phrases: it says nothing when it can be cut wholly into the phrases below,

@@ -1,5 +1,5 @@
 """A hostile review of two rules: "lines that say nothing" (small_talk.says_nothing,
-search.saying_something) and "two words with a slash between" (text._either).
+search.saying_nothing) and "two words with a slash between" (text._either).
 
 Each defect the review found is a test of the right behaviour. Those fixed since pass; those
 left are marked xfail(strict=True) with the reason, so the suite says so the day one is

@@ -22,14 +22,10 @@ SOCIAL, ACK, FILLER = "social", "ack", "filler"
 
 
 def _phrases(cls: str, text: str, chinese: bool = False) -> dict:
-    """{phrase as a tuple of tokens: cls}: English phrases by words, one a line; Chinese ones
-    by characters, space-separated."""
-    rows = text.split() if chinese else [line for line in text.strip().splitlines() if line]
-    out = {}
-    for row in rows:
-        for said in (row.split(" | ") if not chinese else [row]):
-            out[tuple(said) if chinese else tuple(said.split())] = cls
-    return out
+    """{phrase as its tokens: cls}: English phrases between " | " and line ends, as words;
+    Chinese ones between spaces, as characters (`text.characters_and_words`)."""
+    said = text.split() if chinese else re.split(r"\s*[|\n]\s*", text.strip())
+    return {tuple(p) if chinese else tuple(p.split()): cls for p in said if p}
 
 
 _EN = {
@@ -48,7 +44,8 @@ lol | lmao | haha | hahaha | hahahaha | hehe | heh | wow | yay | woohoo
 congrats | congratulations | you too | same to you | same here | me too | no worries
 you are welcome | you re welcome | welcome | yw | no problem | np
 """),
-    **_phrases(ACK, """  # a time of day alone greets; after a key ("When: morning") it is a value
+    # a time of day alone greets; after a key ("When: morning") it is a value
+    **_phrases(ACK, """
 ok | okay | okey | oki | k | kk | okk | sure | yes | yeah | yep | yup | ya | yea | no | nope | nah
 great | cool | nice | good | awesome | perfect | fine | alright | all right | right | got it
 noted | will do | agreed | understood | roger | copy that | makes sense | sounds good

@@ -265,9 +265,9 @@ def chat_of(folded_lines: list[str]) -> Chat:
 
     def read(lines, talk: bool) -> Chat:  # who opens which of them, as read here
         fully = set(full)
-        spoken = {i: names[i] or _FULL_NAME.match(openings[i]).group() for i in lines
-                  if names[i] or i in fully}
-        return Chat(lines, talk, tuple(spoken.items()), above)
+        openers = {i: names[i] or _FULL_NAME.match(openings[i]).group() for i in lines
+                   if names[i] or i in fully}
+        return Chat(lines, talk, tuple(openers.items()), above)
 
     if len(said) == 1:  # a message quoted above the user's question, or the user's own
         # line ("我想问：…？", "另外：…？")
@@ -290,9 +290,9 @@ def chat_of(folded_lines: list[str]) -> Chat:
 def _chat_app(folded_lines: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(The lines of a chat app's paste, its speaker-and-time lines) (`_SPEAKER_ABOVE`):
     from the first speaker line to the last and the message under it, when a message sits
-    under every one, unless that message is a question that ends the prompt. Lines that hold a few words and a time with
-    nothing under some of them are a list ("部署 10:32" / "回滚 10:45" above "昨天为什么回滚
-    了？"), and a question between two is the user's."""
+    under every one, unless that message is a question that ends the prompt. Lines that
+    hold a few words and a time with nothing under some of them are a list ("部署 10:32" /
+    "回滚 10:45" above "昨天为什么回滚了？"), and a question between two is the user's."""
     above = [i for i, line in enumerate(folded_lines) if _SPEAKER_ABOVE.match(line)]
     messaged = all(b - a >= 2 for a, b in zip(above, above[1:] + [len(folded_lines)]))
     if len(above) < 2 or not messaged:
@@ -405,15 +405,15 @@ def _turns(rows: list[str], chat: Chat) -> dict:
     in one), and the time above the chat is no one's turn."""
     out: dict = {}
     above = set(chat.above)
-    spoken = {} if above else dict(chat.speakers)
+    openers = {} if above else dict(chat.speakers)
     turn = None
     for i in chat.lines:
         if i in above:
             turn = i
             out[i] = (None, [t for t, _ in _line_terms(rows[i])])
-        elif i in spoken:
+        elif i in openers:
             turn = i
-            out[i] = (turn, [t for t, _ in _line_terms(spoken[i])])
+            out[i] = (turn, [t for t, _ in _line_terms(openers[i])])
         elif turn is not None:
             out[i] = (turn, [])
     return out
@@ -486,28 +486,34 @@ def _unless_a_name(m) -> str:
 # "deploy/env/<env>/values.yaml"; a full stop that ends a sentence is no dot of a path).
 _EITHER = re.compile(r"[^\W\d_]{3,}/[^\W\d_]{3,}")
 _PATH_EDGE = "/\\<>{}[]*.~$:"
+_FULL_STOP = re.compile(r"\.(?:[ \n]|$)")
 
 
 def _either(m) -> bool:
     """Is this identifier two words with a slash between, standing alone (_EITHER)?"""
     s, a, b = m.string, m.start(), m.end()
-    if not _EITHER.fullmatch(m.group()) or a and s[a - 1] in _PATH_EDGE:
-        return False
-    after = s[b:b + 2]
-    return not after or after[0] not in _PATH_EDGE or after[0] == "." and after[1:] in ("", " ", "\n")
+    return bool(_EITHER.fullmatch(m.group())) and not (a and s[a - 1] in _PATH_EDGE) \
+        and not (b < len(s) and s[b] in _PATH_EDGE and not _FULL_STOP.match(s, b))
+
+
+def _names_apart(text: str):
+    """The text as pieces: (plain text, None), and (None, its phrase) for each identifier
+    (`name_phrase`); two words with a slash between (_either) are plain text."""
+    pos = 0
+    for m in _IDENT.finditer(text):
+        yield text[pos:m.start()], None
+        yield (m.group(), None) if _either(m) else (None, name_phrase(m.group()))
+        pos = m.end()
+    yield text[pos:], None
 
 
 def _line_terms(text: str, chars: bool = False) -> list[tuple[str, bool]]:
     terms: list[tuple[str, bool]] = []
-    pos = 0
-    for m in _IDENT.finditer(text):
-        _plain_terms(text[pos:m.start()], terms, chars)
-        if _either(m):
-            _plain_terms(m.group(), terms, chars)
+    for plain, name in _names_apart(text):
+        if name is None:
+            _plain_terms(plain, terms, chars)
         else:
-            terms.append((name_phrase(m.group()), False))
-        pos = m.end()
-    _plain_terms(text[pos:], terms, chars)
+            terms.append((name, False))
     return terms
 
 
@@ -581,15 +587,11 @@ def words(text: str) -> list[str]:
     partial words. Stopwords and one-letter Latin words are left out."""
     text = folded(text)
     out: list[str] = []
-    pos = 0
-    for m in _IDENT.finditer(text):
-        _plain_words(text[pos:m.start()], out)
-        if _either(m):
-            _plain_words(m.group(), out)
+    for plain, name in _names_apart(text):
+        if name is None:
+            _plain_words(plain, out)
         else:
-            out.append(name_phrase(m.group()))
-        pos = m.end()
-    _plain_words(text[pos:], out)
+            out.append(name)
     return list(dict.fromkeys(out))
 
 

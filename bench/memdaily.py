@@ -8,8 +8,8 @@ events, and one question whose evidence is `target_step_id`) becomes a store of 
 in MemSim's benchmark: the messages in MemSim's stored form ("<message> (消息地点 <place>,
 消息时间 <time>)"), with N x that many Chinese chit-chat lines interleaved (MemSim's
 memdaily_N; its own noise pool is not in the repository snapshot we could fetch, so the
-noise is bench/data/chitchat/zh.jsonl). The question is asked at its own time (the store's
-NOW file). The stores are then measured like any other, by bench/retrieval.py and
+noise is bench/data/chitchat/zh.jsonl, or another pool given by --pool). The question is
+asked at its own time (the store's NOW file). The stores are then measured like any other, by bench/retrieval.py and
 bench/ablate.py:
 
     git clone https://github.com/nuster1128/MemSim /tmp/MemSim
@@ -95,6 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("--per-file", type=int, default=20, help="trajectories of each file (0: all)")
     ap.add_argument("--noise", type=int, default=9, help="chit-chat lines per message (memdaily_N+1)")
     ap.add_argument("--no-suffix", action="store_true", help="store the bare message")
+    ap.add_argument("--pool", type=Path, default=REPO / "bench/data/chitchat/zh.jsonl",
+                    help="the chit-chat lines (JSONL of {content}); zh-second.jsonl is a second "
+                         "writer's, to see how much the figure owes to one pool")
     args = ap.parse_args(argv)
     if not (args.memsim / FILES).is_dir():
         print(f"error: no {FILES} under {args.memsim}", file=sys.stderr)
@@ -102,7 +105,7 @@ def main(argv=None) -> int:
     if args.out.exists() and any(args.out.iterdir()):
         print(f"error: {args.out} is not empty", file=sys.stderr)
         return 2
-    noise = [json.loads(x)["content"] for x in open(REPO / "bench/data/chitchat/zh.jsonl", encoding="utf-8")]
+    noise = [json.loads(x)["content"] for x in open(args.pool, encoding="utf-8")]
     n = 0
     for name, traj in trajectories(args.memsim, args.split, args.per_file):
         write_store(args.out / "memdaily" / f"{name}-{traj['tid']}", name, traj, noise, args.noise,

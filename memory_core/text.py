@@ -101,8 +101,11 @@ ASKING_WEIGHT = 2
 _IN_CODE_AFTER = "A-Za-z0-9_=&/%#+-"  # what follows such a "?" ("-" last: not a range)
 _NOT_ASKING = rf"(?![{_IN_CODE_AFTER}])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
-# A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`).
-_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.])\s+")
+# A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`), and past the full
+# stop of an initial or a title ("Dr. Seuss", "C. S. Lewis", "J.K. Rowling", "the U.S.
+# market", "e.g. Redis").
+_ABBREVIATION = r"(?<!\b[A-Za-z]\.)(?<!\b(?i:dr|mr|ms|st|jr|sr|vs)\.)(?<!\b(?i:mrs|etc)\.)(?<!\b(?i:prof)\.)"
+_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.]){_ABBREVIATION}\s+")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # The lines of a chat in a query (MADial's dialogues, a pasted chat: at least two lines
 # that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`, `chat_of`) also match single

@@ -69,6 +69,24 @@ def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversat
     assert w["回滚"] == 2 and w["部署"] == 1  # the line that asks counts double
 
 
+@pytest.mark.parametrize("question", [
+    "Would Caroline likely have Dr. Seuss books on her bookshelf?",
+    "Would Tim enjoy reading books by C. S. Lewis or John Greene?",
+    "What J.K. Rowling quote does Tim resonate with?",
+    "Has Mr. Li been to the U.S. before this trip?",
+    "Which cache did we pick, e.g. Redis or Memcached?",
+])
+def test_an_initial_or_a_title_ends_no_sentence(question):
+    """"Dr. Seuss" is one sentence that asks, not "Would Caroline likely have Dr." and a
+    sentence that asks after it, whose words would count double."""
+    assert set(dict(weighted_terms(question)).values()) == {1}
+
+
+def test_a_full_stop_after_a_word_still_ends_a_sentence():
+    w = dict(weighted_terms("The build broke again today. What did we decide about the cache?"))
+    assert w["cache"] == 2 and w["build"] == 1
+
+
 @pytest.mark.parametrize("lines", [
     ['<Bart>:"今天打篮球了"', '<Assistant>:"赢了吗？"'],
     ["Caroline: I went to the support group", "Melanie: How was it?"],

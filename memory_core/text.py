@@ -102,10 +102,19 @@ _IN_CODE_AFTER = "A-Za-z0-9_=&/%#+-"  # what follows such a "?" ("-" last: not a
 _NOT_ASKING = rf"(?![{_IN_CODE_AFTER}])"
 ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 # A sentence also goes on past a "?" before ";" (Rust's `open(url)?;`), and past the full
-# stop of an initial or a title ("Dr. Seuss", "C. S. Lewis", "J.K. Rowling", "the U.S.
-# market", "e.g. Redis").
-_ABBREVIATION = r"(?<!\b[A-Za-z]\.)(?<!\b(?i:dr|mr|ms|st|jr|sr|vs)\.)(?<!\b(?i:mrs|etc)\.)(?<!\b(?i:prof)\.)"
-_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])|(?<=[.]){_ABBREVIATION}\s+")
+# stop of an initial or an abbreviation ("Dr. Seuss", "C. S. Lewis", "J.K. Rowling", "the
+# U.S. market", "e.g. Redis", "Jan. 5", "Acme Inc. about", "ticket No. 5"), unless a
+# question or Chinese follows it ("I picked plan B. Why?", "…Memcached, etc. Which one…",
+# "…at 3 p.m. What…", "plan B. 上周…"): the word before a dot cannot tell "plan B." from
+# "C. S.", the word after it can.
+_ABBREVIATION = (r"(?<!\b[A-Za-z]\.)(?<!\b(?i:dr|mr|ms|st|jr|sr|vs|no|mt|al)\.)"
+                 r"(?<!\b(?i:mrs|etc|inc|ltd|gen|fig|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\.)"
+                 r"(?<!\b(?i:prof|sept|corp)\.)(?<!\b(?i:approx)\.)")
+_STARTS_A_QUESTION = (r"(?=(?i:what|why|how|when|where|which|who|whom|whose)\b|[\u4e00-\u9fff]"
+                      r"|(?:Did|Do|Does|Is|Are|Was|Were|Can|Could|Should|Would|Will|Has|Have|Had)\b)")
+# (an auxiliary only capitalised: "the U.S. has John been to" goes on)
+_SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])"
+                       rf"|(?<=[.])(?:{_ABBREVIATION}\s+|\s+{_STARTS_A_QUESTION})")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")
 # The lines of a chat in a query (MADial's dialogues, a pasted chat: at least two lines
 # that open with a speaker, `<Bart>:`, `Caroline:`, `用户：`, `chat_of`) also match single

@@ -94,9 +94,10 @@ def index_terms(text: str) -> str:
 
 
 # A query of several sentences, some of which ask, is small talk around a question
-# ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count double.
-# (docs/retrieval.md "The sentence that asks".)
-ASKING_WEIGHT = 2
+# ("今天走了好多路…这个活动的地点是什么？"): the asking sentences' terms count three times
+# (twice until 2026-11-28; docs/retrieval.md "The sentence that asks", "A second chit-chat
+# pool").
+ASKING_WEIGHT = 3
 # A "?" that asks: not the one of a link's query string ("api?user=1") or a regex.
 _IN_CODE_AFTER = "A-Za-z0-9_=&/%#+-"  # what follows such a "?" ("-" last: not a range)
 _NOT_ASKING = rf"(?![{_IN_CODE_AFTER}])"

@@ -1,7 +1,7 @@
 """How queries are cut into FTS5 terms and into words (memory_core.text)."""
 import pytest
 
-from memory_core.text import chat_of, segment, weighted_terms, words
+from memory_core.text import ASKING_WEIGHT, chat_of, segment, weighted_terms, words
 from queryutil import match_expression, query_terms  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def test_a_word_two_lines_of_a_chat_say_counts_double():
     assert dict(weighted_terms("魔术道具\n魔术表演"))["魔术"] == 1
     # under a pasted chat, the user's own question leads; the chat's words count once
     asked = dict(weighted_terms('小王：redis 挂了\n小李：redis 重启好了\n上周的 TTL 是多少？'))
-    assert asked["redis"] == 1 and asked["ttl"] == 2
+    assert asked["redis"] == 1 and asked["ttl"] == ASKING_WEIGHT
 
 
 def test_a_word_one_message_says_on_two_of_its_lines_counts_once():
@@ -66,7 +66,7 @@ def test_a_line_of_day_words_above_a_chat_is_read_in_one_pass(line):
 def test_a_prompt_of_several_lines_without_speakers_is_sentences_not_a_conversation():
     w = dict(weighted_terms("部署脚本报错了\n怎么回滚到上一个版本？"))
     assert "报" not in w and "滚" not in w  # no single characters
-    assert w["回滚"] == 2 and w["部署"] == 1  # the line that asks counts double
+    assert w["回滚"] == ASKING_WEIGHT and w["部署"] == 1  # the line that asks leads
 
 
 @pytest.mark.parametrize("question", [
@@ -84,7 +84,7 @@ def test_an_initial_or_a_title_ends_no_sentence(question):
 
 def test_a_full_stop_after_a_word_still_ends_a_sentence():
     w = dict(weighted_terms("The build broke again today. What did we decide about the cache?"))
-    assert w["cache"] == 2 and w["build"] == 1
+    assert w["cache"] == ASKING_WEIGHT and w["build"] == 1
 
 
 @pytest.mark.parametrize("lines", [
@@ -138,16 +138,16 @@ def test_other_lines_are_not_a_conversation(lines):
     assert not conversation(lines)
 
 
-def test_a_question_under_pasted_values_counts_double_and_matches_no_single_character():
+def test_a_question_under_pasted_values_leads_and_matches_no_single_character():
     w = dict(weighted_terms("环境：prod\n版本：v2.3\n部署后缓存命中率为什么下降了？"))
-    assert w["命中"] == 2 and w["prod"] == 1
+    assert w["命中"] == ASKING_WEIGHT and w["prod"] == 1
     assert "缓" not in w
 
 
-def test_a_chats_questions_are_the_speakers_and_do_not_count_double():
+def test_a_chats_questions_are_the_speakers_and_do_not_lead():
     w = dict(weighted_terms("小王：上周 Redis 缓存过期时间是多少？\n小李：86400 吧\n帮我回复小王，顺便问下部署时间？"))
     assert w["redis"] == 1 and w["过期"] == 1 and w["上周"] == 1  # the chat's question
-    assert w["部署"] == 2  # the user's own
+    assert w["部署"] == ASKING_WEIGHT  # the user's own
     assert w["缓"] == 1  # a chat's line matches single characters; the user's do not
     assert "署" not in w
 
@@ -160,7 +160,7 @@ def test_a_question_under_lines_of_times_is_the_users_not_a_chat_message():
                    "环境：prod\n昨天线上为什么回滚了？\n部署 10:32\n回滚 10:45",
                    "部署 10:32\n昨天线上为什么回滚了？\n回滚 10:45",  # between two times
                    "部署 10:32\n成功\n回滚 10:45\n昨天线上为什么回滚了？"):  # a note under each
-        assert dict(weighted_terms(prompt))["线上"] == 2, prompt
+        assert dict(weighted_terms(prompt))["线上"] == ASKING_WEIGHT, prompt
     talk = dict(weighted_terms("小王 10:32\n线上怎么了？\n小李 10:45\n回滚了\n帮我查一下原因"))
     assert talk["线上"] == 1 and talk["原因"] == 1  # the chat's question; the user's asks nothing
 

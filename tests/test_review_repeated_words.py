@@ -9,7 +9,7 @@ import time
 import pytest
 
 from memory_core import text
-from memory_core.text import chat_of, folded, lines, weighted_terms
+from memory_core.text import ASKING_WEIGHT, chat_of, folded, lines, weighted_terms
 
 from storeutil import ids
 
@@ -57,8 +57,8 @@ def test_identifiers_with_dashes_and_slashes_repeated_across_lines_count_double(
 def test_a_question_of_the_users_own_above_or_below_the_chat_keeps_chat_words_at_one():
     chat = "小王：redis 挂了\n小李：redis 重启好了\n"
     below, above = w(chat + "上周的 TTL 是多少？"), w("上周的 TTL 是多少？\n" + chat)
-    assert below["redis"] == 1 and below["ttl"] == 2
-    assert above["redis"] == 1 and above["ttl"] == 2
+    assert below["redis"] == 1 and below["ttl"] == ASKING_WEIGHT
+    assert above["redis"] == 1 and above["ttl"] == ASKING_WEIGHT
 
 
 def test_stopwords_and_speaker_only_lines_do_not_break_it():

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memory_core.temporal import parse
-from memory_core.text import sentences, weighted_terms
+from memory_core.text import ASKING_WEIGHT, sentences, weighted_terms
 
 NOW = datetime(2026, 3, 18, 12, tzinfo=timezone.utc)
 
@@ -18,7 +18,7 @@ def _when(query):
 
 
 def _doubled(query):
-    return {t for t, w in weighted_terms(query) if w == 2}
+    return {t for t, w in weighted_terms(query) if w == ASKING_WEIGHT}
 
 
 # --- abbreviations inside a sentence: one sentence --------------------------------------

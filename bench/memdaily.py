@@ -9,8 +9,8 @@ in MemSim's benchmark: the messages in MemSim's stored form ("<message> (消息�
 消息时间 <time>)"), with N x that many Chinese chit-chat lines interleaved (MemSim's
 memdaily_N; its own noise pool is not in the repository snapshot we could fetch, so the
 noise is bench/data/chitchat/zh.jsonl, or another pool given by --pool). The question is
-asked at its own time (the store's NOW file). The stores are then measured like any other, by bench/retrieval.py and
-bench/ablate.py:
+asked at its own time (the store's NOW file). The stores are then measured like any other,
+by bench/retrieval.py and bench/ablate.py:
 
     git clone https://github.com/nuster1128/MemSim /tmp/MemSim
     python bench/memdaily.py --memsim /tmp/MemSim --split check --out /tmp/memdaily-check

@@ -107,13 +107,13 @@ ASKS = re.compile(rf"？|\?{_NOT_ASKING}")
 # U.S. market", "e.g. Redis", "Jan. 5", "Acme Inc. about", "ticket No. 5"), unless a
 # question or Chinese follows it ("I picked plan B. Why?", "…Memcached, etc. Which one…",
 # "…at 3 p.m. What…", "plan B. 上周…"): the word before a dot cannot tell "plan B." from
-# "C. S.", the word after it can.
+# "C. S.", the word after it can. An auxiliary starts a question only capitalised: "the U.S.
+# has John been to…" goes on.
 _ABBREVIATION = (r"(?<!\b[A-Za-z]\.)(?<!\b(?i:dr|mr|ms|st|jr|sr|vs|no|mt|al)\.)"
                  r"(?<!\b(?i:mrs|etc|inc|ltd|gen|fig|jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)\.)"
                  r"(?<!\b(?i:prof|sept|corp)\.)(?<!\b(?i:approx)\.)")
 _STARTS_A_QUESTION = (r"(?=(?i:what|why|how|when|where|which|who|whom|whose)\b|[\u4e00-\u9fff]"
                       r"|(?:Did|Do|Does|Is|Are|Was|Were|Can|Could|Should|Would|Will|Has|Have|Had)\b)")
-# (an auxiliary only capitalised: "the U.S. has John been to" goes on)
 _SENTENCE = re.compile(rf"(?<=[。！？!])|(?<=\?)(?![;{_IN_CODE_AFTER}])"
                        rf"|(?<=[.])(?:{_ABBREVIATION}\s+|\s+{_STARTS_A_QUESTION})")
 _CLAUSE = re.compile(_SENTENCE.pattern + r"|(?<=[;；])\s+")

@@ -18,6 +18,14 @@ from test_search import _line
 BACKGROUND = "The dashboards live in the infra repo"
 
 
+def _beside_background(mem, line, query, mode="fts", day="2026-03-01", background="2026-03-02"):
+    """`line` saved on `day` and an unrelated line after it, then `query`: the line's id and
+    the first five hits' ids."""
+    said = _line(mem, line, day, "c-1")
+    _line(mem, BACKGROUND, background, "c-2")
+    return said["id"], ids(mem.search(query, mode=mode, limit=5))
+
+
 def _terms(query):
     return [t for t, _ in weighted_terms(query)]
 
@@ -49,9 +57,8 @@ def test_a_key_value_line_keeps_its_key_as_information(line):
     ("Redis: no", "do we use Redis?"),
 ])
 def test_a_key_value_line_is_found_by_its_key(mem, mode, line, query):
-    wanted = _line(mem, line, "2026-03-01", "s-1")
-    _line(mem, BACKGROUND, "2026-03-02", "s-2")
-    assert wanted["id"] in ids(mem.search(query, mode=mode, limit=5))
+    wanted, found = _beside_background(mem, line, query, mode)
+    assert wanted in found
 
 
 def test_a_saved_fact_with_an_entity_is_never_dropped_as_small_talk(mem):
@@ -106,9 +113,8 @@ def test_a_feeling_said_with_kuaile_says_something(line):
 
 
 def test_a_line_saying_the_user_is_unhappy_is_found(mem):
-    said = _line(mem, "用户：最近不太快乐", "2026-03-01", "c-1")
-    _line(mem, BACKGROUND, "2026-03-02", "c-2")
-    assert said["id"] in ids(mem.search("用户最近快乐吗", mode="fts", limit=5))
+    said, found = _beside_background(mem, "用户：最近不太快乐", "用户最近快乐吗")
+    assert said in found
 
 
 @pytest.mark.parametrize("line", ["离职快乐", "毕业快乐", "结婚快乐", "上线快乐"])
@@ -121,9 +127,9 @@ def test_a_wish_that_names_a_life_event_says_something(line):
                    "nothing")
 @pytest.mark.parametrize("query", ["我们哪天过的中秋", "中秋"])
 def test_a_wish_that_is_the_only_record_of_a_holiday_is_found(mem, query):
-    wish = _line(mem, "中秋快乐", "2026-09-25", "c-1")
-    _line(mem, BACKGROUND, "2026-10-01", "c-2")
-    assert wish["id"] in ids(mem.search(query, mode="fts", limit=5))
+    wish, found = _beside_background(mem, "中秋快乐", query, day="2026-09-25",
+                                     background="2026-10-01")
+    assert wish in found
 
 
 # --- 4. English words on the list that carry information (fixed: read as phrases) ---------
@@ -134,9 +140,8 @@ def test_choosing_plan_a_says_something(line):
 
 
 def test_a_decision_for_plan_a_is_found(mem):
-    said = _line(mem, "Leo: plan A", "2026-03-01", "c-1")
-    _line(mem, BACKGROUND, "2026-03-02", "c-2")
-    assert said["id"] in ids(mem.search("which plan did Leo pick", mode="fts", limit=5))
+    said, found = _beside_background(mem, "Leo: plan A", "which plan did Leo pick")
+    assert said in found
 
 
 @pytest.mark.parametrize("line", ["ok tomorrow", "Launch: the weekend", "same day",
@@ -202,9 +207,8 @@ def test_a_pleasantry_in_markdown_emoji_full_width_or_a_speaker_format_says_noth
     ("see you in Paris", "where do we meet, Paris?"),
 ])
 def test_a_short_line_with_a_time_a_name_or_a_place_is_still_found(mem, line, query):
-    said = _line(mem, line, "2026-03-01", "c-1")
-    _line(mem, BACKGROUND, "2026-03-02", "c-2")
-    assert said["id"] in ids(mem.search(query, mode="fts", limit=5))
+    said, found = _beside_background(mem, line, query)
+    assert said in found
 
 
 def test_an_english_no_to_a_question_comes_as_its_reply(mem):
@@ -216,9 +220,8 @@ def test_an_english_no_to_a_question_comes_as_its_reply(mem):
 
 
 def test_a_query_that_is_a_pleasantry_in_english_finds_its_lines(mem):
-    said = _line(mem, "Thanks all, have a good weekend", "2026-03-01", "c-1")
-    _line(mem, BACKGROUND, "2026-03-02", "c-2")
-    assert ids(mem.search("have a good weekend", mode="fts", limit=5))[:1] == [said["id"]]
+    said, found = _beside_background(mem, "Thanks all, have a good weekend", "have a good weekend")
+    assert found[:1] == [said]
 
 
 def test_a_session_summary_whose_decision_says_ok_is_still_found(mem):

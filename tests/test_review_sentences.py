@@ -14,7 +14,8 @@ NOW = datetime(2026, 3, 18, 12, tzinfo=timezone.utc)
 
 
 def _when(query):
-    return (parse(query, NOW).start, parse(query, NOW).end)
+    hint = parse(query, NOW)
+    return hint.start, hint.end
 
 
 def _doubled(query):
@@ -100,23 +101,17 @@ def test_a_sentence_ending_in_etc_still_ends():
     assert _when(q) == _when("Which one did we pick last month?")
 
 
-def test_a_sentence_ending_in_an_initialism_with_dots_still_ends():
-    q = "Yesterday I moved to the U.S. What changed for the deploy last week?"
-    assert _when(q) == _when("What changed for the deploy last week?")
+@pytest.mark.parametrize("small_talk, question", [
+    ("Yesterday I moved to the U.S.", "What changed for the deploy last week?"),  # an initialism
+    ("Yesterday the alert fired at 3 p.m.", "What did we change last week?"),
+    ("昨天我们换了 plan B.", "上周为什么放弃了 plan A？"),  # a Latin letter, then Chinese
+])
+def test_a_sentence_ending_in_an_abbreviation_still_ends_before_a_question(small_talk, question):
+    assert _when(f"{small_talk} {question}") == _when(question)
 
 
 def test_a_sentence_ending_in_the_pronoun_i_still_ends():
     assert {"drop"} <= _doubled("Alice liked it and so did I. Why did we drop it?")
-
-
-def test_a_sentence_ending_in_pm_still_ends():
-    q = "Yesterday the alert fired at 3 p.m. What did we change last week?"
-    assert _when(q) == _when("What did we change last week?")
-
-
-def test_a_latin_letter_ending_a_sentence_before_chinese_still_ends():
-    q = "昨天我们换了 plan B. 上周为什么放弃了 plan A？"
-    assert _when(q) == _when("上周为什么放弃了 plan A？")
 
 
 def test_a_sentence_ending_in_a_street_still_ends():
@@ -131,4 +126,4 @@ def test_five_thousand_characters_of_dots_read_fast(text):
     for read in (sentences, weighted_terms, lambda q: parse(q, NOW)):
         t = time.perf_counter()
         read(text)
-        assert time.perf_counter() - t < 0.1
+        assert time.perf_counter() - t < 1  # a slip into backtracking takes seconds

@@ -20,7 +20,7 @@ from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
 from .text import (ASKS, asked_about, blanked, folded, index_terms, match_of, name_phrase,
-                   said_by, weighted_terms, words, written_names)
+                   said_by, weighted_terms, with_reason, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -1056,9 +1056,10 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     now = clock()
     hint = temporal.parse(query, now)
     past = filters if filters.history else replace(filters, past=True)
-    concepts = bilingual.concepts(query) if BRIDGE and mode != "vector" else []
+    keywords = with_reason(query)  # "why…?": the words that give a reason too
+    concepts = bilingual.concepts(keywords) if BRIDGE and mode != "vector" else []
     bridge = bilingual.other_terms(concepts)
-    weighted = weighted_terms(query)  # the keyword lists' terms, and what a reply is about
+    weighted = weighted_terms(keywords)  # the keyword lists' terms, and what a reply is about
     names = written_names(query) if mode != "vector" else []
     chatter = small_talk.says_nothing(query)  # "收到" looked for as itself
     counted = {"keyword_only": 0}

@@ -131,6 +131,23 @@ CONVERSATION_CHARS = True
 # her), and only in a query that is a chat and nothing else (lines of the user's own, a
 # question or a request, lead). docs/retrieval.md "A word the talk repeats".
 REPEATED_WEIGHT = 2
+# A question that asks why is answered by the line that gives the reason, which shares few
+# of its words ("why did we move the database to RDS?" / "原因：备份和高可用都要自己维护"): the
+# keyword side also looks for 原因, which the glossary takes to "reason" and "cause" ("Root
+# cause: …", "I chose them 'cause …"). It is added as a sentence of its own that does not
+# ask, so it counts once where the question's words count ASKING_WEIGHT times (a question
+# that reads as one, `asking`). Not "why-did-you-render", a package. docs/retrieval.md
+# "A question that asks why".
+_WHY = re.compile(r"(?<![\w-])(?i:why)(?![\w-])|\b(?i:what)\s+(?:(?i:actually|really)\s+)?(?i:caused)\b"
+                  r"|为什么|為什麼|为啥|為啥|为何|為何")
+REASON_WORD = "原因"
+
+
+def with_reason(query: str) -> str:
+    """The query the keyword side reads: with REASON_WORD when it asks why."""
+    return f"{query}。{REASON_WORD}" if query and _WHY.search(query) else query
+
+
 # A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,
 # "https://"). The commonest openings of a saved note name what it is, not who said it (a
 # Chinese label also ends a longer one: 告警规则, 本周总结, 迁移计划).

@@ -838,3 +838,40 @@ def test_two_words_with_a_slash_find_a_record_that_says_them_apart(mem):
                               "New hardware arrives on Monday"], 2):
         _line(mem, said, f"2026-03-0{i}", f"s-{i}")
     assert ids(mem.search("notes on the hardware/agent", mode="fts", limit=5))[0] == wanted["id"]
+
+
+# --- a question that asks why ----------------------------------------------------------------
+
+def _decision_and_reason(mem, decision, reason):
+    made = _line(mem, decision, "2026-03-01", "s-1")
+    why = _line(mem, reason, "2026-03-01", "s-1")
+    _line(mem, "The database has 4 vCPUs and 16 GB of memory", "2026-03-02", "s-2")
+    _line(mem, "结算服务的消息量每天大约两百万条", "2026-03-03", "s-3")
+    return made, why
+
+
+@pytest.mark.parametrize("decision, reason, query", [
+    ("We moved the database out of the cluster onto managed RDS",
+     "原因：备份和高可用都要自己维护，快照恢复演练还失败过一次",
+     "Why did we move the database onto RDS?"),
+    ("结算消息从 Redis Streams 换成了 NATS",
+     "原因：pending 列表一直涨，XCLAIM 的逻辑太绕",
+     "为什么结算消息不用 Redis Streams 了？"),
+    ("api pods were OOMKilled under load on launch day",
+     "Root cause: the export endpoint read every task at once",
+     "What actually caused the api pods to get OOMKilled?"),
+])
+def test_a_question_that_asks_why_finds_the_line_that_gives_the_reason(mem, decision, reason,
+                                                                       query):
+    """The reason shares no word with the question; it says it is one (原因, "cause")."""
+    made, why = _decision_and_reason(mem, decision, reason)
+    found = ids(mem.search(query, mode="fts", limit=5))
+    assert made["id"] in found and why["id"] in found
+    assert why["id"] in ids(mem.search(query, mode="hybrid", limit=5))
+
+
+def test_a_question_that_does_not_ask_why_does_not_look_for_reasons(mem):
+    made, why = _decision_and_reason(mem, "We moved the database out of the cluster onto managed RDS",
+                                     "原因：备份和高可用都要自己维护")
+    found = ids(mem.search("Where did we move the database?", mode="fts", limit=5))
+    assert made["id"] in found and why["id"] not in found

@@ -60,3 +60,23 @@ def test_token_estimate_is_close_to_the_real_tokenizer():
         real = len(tok.encode(t, add_special_tokens=False).ids)
         assert 0.75 * real <= count_tokens(t) <= 1.25 * real
 
+
+
+@pytest.mark.parametrize("query, asks_why", [
+    ("Why did we move the database to RDS?", True),
+    ("and why not Kafka", True),
+    ("What actually caused the OOM?", True),
+    ("为什么结算消息不用 Redis Streams 了", True),
+    ("这个为啥报错", True),
+    ("為什麼要改", True),
+    ("how do I configure why-did-you-render?", False),  # a package
+    ("the five whys of the outage", False),
+    ("Where did we move the database?", False),
+    ("原因是什么", False),  # names the reason word already
+    ("", False),
+])
+def test_a_question_that_asks_why_also_looks_for_the_word_for_a_reason(query, asks_why):
+    from memory_core.text import REASON_WORD, with_reason
+    assert (with_reason(query) != query) is asks_why
+    if asks_why:
+        assert with_reason(query).endswith(REASON_WORD)

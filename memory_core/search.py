@@ -253,6 +253,32 @@ def fts_candidates(conn, query: str, filters: Filters, k: int, terms: list | Non
     return [(pk, -s) for pk, s in rows]
 
 
+def _own_terms(query: str) -> list:
+    """The keyword phrases of the question as asked, in both languages (without the reason
+    word `with_reason` adds)."""
+    concepts = bilingual.concepts(query) if BRIDGE else []
+    return weighted_terms(query) + bilingual.other_terms(concepts)
+
+
+def without_only_reasons(conn, found: list, own: list) -> list:
+    """The keyword list `found` without the records that match none of the question's own
+    phrases `own`: only the reason word `with_reason` added ("原因：磁盘满了" for "为什么
+    build 这么慢")."""
+    if not found:
+        return found
+    match = match_of(own)
+    if not match:
+        return []
+    pks = [pk for pk, _ in found]
+    holding = set()
+    for i in range(0, len(pks), 500):
+        part = pks[i:i + 500]
+        holding.update(r[0] for r in conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (%s)"
+            % ",".join("?" * len(part)), (match, *part)))
+    return [c for c in found if c[0] in holding]
+
+
 def as_written(conn, found: list, names: list[str]) -> list:
     """A keyword list in which a name of the query (text.written_names: "what's
     HARBOR_BATTLE") counts twice in the records that write it as the query does, not inside
@@ -1060,6 +1086,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
     concepts = bilingual.concepts(keywords) if BRIDGE and mode != "vector" else []
     bridge = bilingual.other_terms(concepts)
     weighted = weighted_terms(keywords)  # the keyword lists' terms, and what a reply is about
+    own = _own_terms(query) if keywords != query and mode != "vector" else None
     names = written_names(query) if mode != "vector" else []
     chatter = small_talk.says_nothing(query)  # "收到" looked for as itself
     counted = {"keyword_only": 0}
@@ -1105,6 +1132,8 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 fts = with_other_language(conn, query, scope, k, fts, weighted, concepts, bridge,
                                           counts, scored)
             fts = as_written(conn, fts, names)
+            if own is not None:  # a reason ranks the lines about the question, no others
+                fts = without_only_reasons(conn, fts, own)
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

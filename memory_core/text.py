@@ -131,21 +131,27 @@ CONVERSATION_CHARS = True
 # her), and only in a query that is a chat and nothing else (lines of the user's own, a
 # question or a request, lead). docs/retrieval.md "A word the talk repeats".
 REPEATED_WEIGHT = 2
-# A question that asks why is answered by the line that gives the reason, which shares few
-# of its words ("why did we move the database to RDS?" / "原因：备份和高可用都要自己维护"): the
-# keyword side also looks for 原因, which the glossary takes to "reason" and "cause" ("Root
-# cause: …", "I chose them 'cause …"). It is added as a sentence of its own that does not
-# ask, so it counts once where the question's words count ASKING_WEIGHT times (a question
-# that reads as one, `asking`). Not "why-did-you-render", a package. docs/retrieval.md
-# "A question that asks why".
-_WHY = re.compile(r"(?<![\w-])(?i:why)(?![\w-])|\b(?i:what)\s+(?:(?i:actually|really)\s+)?(?i:caused)\b"
-                  r"|为什么|為什麼|为啥|為啥|为何|為何")
+# A question that asks why is answered by the line that gives the reason ("why did lobby
+# login p99 blow up" / "Root cause: the SSO callback called Passport synchronously"; "为什么
+# 不用 Redis Streams 了" / "Redis Streams 的 pending 列表一直涨，原因是…"): the keyword side also
+# looks for 原因, which the glossary takes to "reason" and "cause". It is added as a sentence
+# of its own that does not ask, so it counts once where the words of a question that reads
+# as one count ASKING_WEIGHT times, and it only ranks the lines that hold the question's own
+# words: a line that says nothing but "原因：磁盘满了" answers no question about the build
+# (search.run drops such keyword candidates). Not "why-did-you-render" nor src/why.ts.
+# docs/retrieval.md "A question that asks why".
+_WHY = re.compile(r"(?<![\w/.-])(?i:why)(?![\w-]|\.\w)|\b(?i:what)\s+(?:(?i:actually|really)\s+)?"
+                  r"(?i:caused)\b|\b(?i:how\s+come)\b|为什么|為什麼|为啥|為啥|为何|為何|干[嘛吗]要")
 REASON_WORD = "原因"
+_SAYS_REASON = re.compile(r"原因|\b(?i:reasons?|causes?)\b")  # the question looks for it already
 
 
 def with_reason(query: str) -> str:
     """The query the keyword side reads: with REASON_WORD when it asks why."""
-    return f"{query}。{REASON_WORD}" if query and _WHY.search(query) else query
+    if not query:
+        return query
+    text = folded(query)
+    return f"{query}。{REASON_WORD}" if _WHY.search(text) and not _SAYS_REASON.search(text) else query
 
 
 # A line a speaker says opens with their name or role and ":" / "：" (not the one of a link,

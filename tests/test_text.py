@@ -72,7 +72,12 @@ def test_token_estimate_is_close_to_the_real_tokenizer():
     ("how do I configure why-did-you-render?", False),  # a package
     ("the five whys of the outage", False),
     ("Where did we move the database?", False),
-    ("原因是什么", False),  # names the reason word already
+    ("原因是什么", False),  # looks for the reason word already
+    ("Why did we move to RDS, what was the reason?", False),
+    ("what does src/why.ts export?", False),  # a file
+    ("How come the build is slow?", True),
+    ("干嘛要重启", True),
+    ("Ｗｈｙ is it slow？", True),  # typed full-width
     ("", False),
 ])
 def test_a_question_that_asks_why_also_looks_for_the_word_for_a_reason(query, asks_why):

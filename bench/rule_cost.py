@@ -11,6 +11,10 @@ alternated in one process, on real stores and on the rule's worst case.
   heldout-devmem; 100,000 synthetic records in both languages (bench/perf.make_store).
 - lines that say nothing taken off the candidate lists (search.saying_nothing):
   devmem-fourth; 50,000 short lines, every other one "ok thanks", all matching the query.
+- a question that asks why (text.with_reason: 原因 looked for, and the keyword candidates
+  that hold nothing else of the question dropped, search.only_reasons): the
+  why-questions of the four devmem-style stores, on devmem-third; 100,000 synthetic records
+  in both languages, every query a why-question.
 
     python bench/rule_cost.py          # ~4 min
 
@@ -51,6 +55,29 @@ def _no_bridge():
 def _no_small_talk():
     from memory_core import search
     return search, "saying_nothing", lambda conn, pks: set()
+
+
+def _no_why():
+    from memory_core import search
+    return search, "with_reason", lambda query: query
+
+
+def why_questions(work: Path):
+    """devmem-third's store, asked every why-question of the devmem-style stores."""
+    from memory_core.text import with_reason
+    mem, _ = heldout_devmem(work, "devmem-third")
+    asked = []
+    for name in ("devmem-third", "devmem-fourth", "heldout-devmem", "heldout-devmem-more"):
+        for line in open(retrieval.OWN_DATA / name / "queries.jsonl", encoding="utf-8"):
+            question = json.loads(line)["question"]
+            if with_reason(question) != question:
+                asked.append(question)
+    return mem, asked
+
+
+def synthetic_why(work: Path):
+    mem, queries = synthetic(Path(tempfile.mkdtemp(dir=work)))  # a store of its own
+    return mem, [("Why " if q.isascii() else "为什么") + q for q in queries]
 
 
 def timed(mem, queries, off, rounds: int = 3) -> dict:
@@ -189,7 +216,11 @@ def main() -> int:
                 ("lines that say nothing", _no_small_talk, "devmem-fourth (160 questions)",
                  lambda work: heldout_devmem(work, "devmem-fourth")),
                 ("lines that say nothing", _no_small_talk,
-                 "50,000 short lines, half \"ok thanks\" (100 queries)", short_lines)):
+                 "50,000 short lines, half \"ok thanks\" (100 queries)", short_lines),
+                ("a question that asks why", _no_why,
+                 "devmem-third, the why-questions of the four devmem-style stores", why_questions),
+                ("a question that asks why", _no_why,
+                 "100,000 synthetic records in both languages (12 why-questions)", synthetic_why)):
             mem, queries = make(work)
             t = timed(mem, queries, off)
             rows[f"{rule}: {store}"] = {k: {"p50": round(statistics.median(v), 2),

@@ -19,8 +19,8 @@ from . import bilingual, corrections, small_talk, vectors
 from .errors import UserError
 from .index import FTS_ENTITIES, FTS_TOKENIZER, VEC0_MAX_K, chunks_passing
 from .sync import parent_of, tail_of
-from .text import (ASKS, asked_about, blanked, folded, index_terms, match_of, name_phrase,
-                   said_by, weighted_terms, with_reason, words, written_names)
+from .text import (ASKS, REASON_WORD, asked_about, blanked, folded, index_terms, match_of,
+                   name_phrase, said_by, weighted_terms, with_reason, words, written_names)
 
 MODES = ("hybrid", "fts", "vector")
 # Each setting below is measured in docs/retrieval.md (tune and check halves, ablations,
@@ -260,23 +260,17 @@ def _own_terms(query: str) -> list:
     return weighted_terms(query) + bilingual.other_terms(concepts)
 
 
-def without_only_reasons(conn, found: list, own: list) -> list:
-    """The keyword list `found` without the records that match none of the question's own
-    phrases `own`: only the reason word `with_reason` added ("原因：磁盘满了" for "为什么
-    build 这么慢")."""
-    if not found:
-        return found
-    match = match_of(own)
-    if not match:
-        return []
-    pks = [pk for pk, _ in found]
-    holding = set()
-    for i in range(0, len(pks), 500):
-        part = pks[i:i + 500]
-        holding.update(r[0] for r in conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (%s)"
-            % ",".join("?" * len(part)), (match, *part)))
-    return [c for c in found if c[0] in holding]
+def only_reasons(conn, own: list) -> set:
+    """The records that hold the reason word `with_reason` adds (or its other-language
+    words) and none of the question's own phrases `own`: "原因：磁盘满了" for "为什么 build
+    这么慢". One FTS5 query (a rowid list beside a MATCH runs the MATCH once a rowid)."""
+    reasons = [(REASON_WORD, 1)] + (bilingual.other_terms(bilingual.concepts(REASON_WORD))
+                                    if BRIDGE else [])
+    said = match_of(reasons)
+    asked = match_of(list({t: 1 for t, _ in own}.items()))
+    match = f"({said}) NOT ({asked})" if asked else said
+    return {r[0] for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                       (match,))}
 
 
 def as_written(conn, found: list, names: list[str]) -> list:
@@ -1113,6 +1107,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
         if qvec is not None and not use_vectors:
             notes.append("vectors are not available in this index yet: keyword results only")
         k = depth
+        reasons_alone = None  # records that say only a reason (`only_reasons`), once a search
         counts: dict = {}  # rows per phrase in the index, for this search's lists
         scored: dict = {}  # the term frequencies across languages of an earlier pass
         while True:
@@ -1133,7 +1128,9 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                                           counts, scored)
             fts = as_written(conn, fts, names)
             if own is not None:  # a reason ranks the lines about the question, no others
-                fts = without_only_reasons(conn, fts, own)
+                if reasons_alone is None:
+                    reasons_alone = only_reasons(conn, own)
+                fts = [c for c in fts if c[0] not in reasons_alone]
             dated = []
             if start is not None and mode != "vector":  # the days the query names
                 dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)

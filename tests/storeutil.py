@@ -67,3 +67,13 @@ def forget_search_caches() -> None:
                 share.close()
         search._samples.clear()
     search._indexed_rows.clear()
+
+
+def daily_line(mem, content, day, session, **extra):
+    """A daily line saved on `day` (YYYY-MM-DD) in `session`, as a hook or the agent would."""
+    from memory_core import jsonl
+    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
+              "type": "fact", "memory_type": "W", "content": content, "entities": [],
+              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}, **extra}
+    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
+    return record

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from memory_core.temporal import anchor, parse
-from storeutil import named_days as named
+from storeutil import daily_line, named_days as named
 
 
 # --- a date without a year, a quarter ahead: a plan, unless the record says it is past ----
@@ -143,15 +143,6 @@ def test_bare_guo_hou_is_after_as_zhi_hou_is():
 
 # --- search: the day of an event, as the store tells it ----------------------------------
 
-def _line(mem, content, day, session):
-    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
-              "type": "fact", "memory_type": "W", "content": content, "entities": [],
-              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}}
-    from memory_core import jsonl
-    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
-    return record
-
-
 _FILLER = ("Redis TTL", "Kafka partitions", "JWT audience", "报表 API", "告警 debounce",
            "Timescale retention", "App 状态管理", "CI runner", "ERP webhook", "OSS 归档",
            "设备固件", "pgxpool", "Grafana 面板", "Nginx 日志", "S3 lifecycle")
@@ -159,7 +150,7 @@ _FILLER = ("Redis TTL", "Kafka partitions", "JWT audience", "报表 API", "告�
 
 def _filler(mem, month="2027-02"):
     for i, topic in enumerate(_FILLER):
-        _line(mem, f"{topic} reviewed, no change", f"{month}-{i + 10:02d}", f"x{i}")
+        daily_line(mem, f"{topic} reviewed, no change", f"{month}-{i + 10:02d}", f"x{i}")
 
 
 def test_a_record_written_on_the_event_day_still_dates_it_when_it_names_another_before_zh(
@@ -169,11 +160,11 @@ def test_a_record_written_on_the_event_day_still_dates_it_when_it_names_another_
     one note written four days later ("迁库后…") dated the migration."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-15T12:00:00Z")
     _filler(mem)
-    _line(mem, "RDS 迁库完成，迁库之前做了全量备份", "2027-03-20", "a")
-    _line(mem, "迁库顺利，demo 之前要把监控补上", "2027-03-20", "b")
-    that_day = _line(mem, "连接池 max_conns 调到 50", "2027-03-20", "c")
-    _line(mem, "迁库后慢查询少了一半", "2027-03-24", "d")
-    _line(mem, "连接池 max_conns 调回 30", "2027-03-24", "e")
+    daily_line(mem, "RDS 迁库完成，迁库之前做了全量备份", "2027-03-20", "a")
+    daily_line(mem, "迁库顺利，demo 之前要把监控补上", "2027-03-20", "b")
+    that_day = daily_line(mem, "连接池 max_conns 调到 50", "2027-03-20", "c")
+    daily_line(mem, "迁库后慢查询少了一半", "2027-03-24", "d")
+    daily_line(mem, "连接池 max_conns 调回 30", "2027-03-24", "e")
     hits = mem.search("迁库当天连接池怎么调的？", limit=3, mode="fts")
     assert [h.id for h in hits if "连接池" in h.content][0] == that_day["id"]
 
@@ -184,12 +175,12 @@ def test_a_record_written_on_the_event_day_still_dates_it_when_it_names_another_
     writes" and "… need dashboards before the demo", both written that day, did not vote."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-15T12:00:00Z")
     _filler(mem)
-    _line(mem, "RDS migration done; prior to cutover we froze writes for 20 minutes",
-          "2027-03-20", "a")
-    _line(mem, "RDS migration went fine, we need dashboards before the demo", "2027-03-20", "b")
-    that_day = _line(mem, "connection pool max_conns set to 50", "2027-03-20", "c")
-    _line(mem, "After the RDS migration slow queries halved", "2027-03-24", "d")
-    _line(mem, "connection pool max_conns back to 30", "2027-03-24", "e")
+    daily_line(mem, "RDS migration done; prior to cutover we froze writes for 20 minutes",
+               "2027-03-20", "a")
+    daily_line(mem, "RDS migration went fine, we need dashboards before the demo", "2027-03-20", "b")
+    that_day = daily_line(mem, "connection pool max_conns set to 50", "2027-03-20", "c")
+    daily_line(mem, "After the RDS migration slow queries halved", "2027-03-24", "d")
+    daily_line(mem, "connection pool max_conns back to 30", "2027-03-24", "e")
     hits = mem.search("What was the connection pool max_conns on the day of the RDS migration?",
                       limit=3, mode="fts")
     assert [h.id for h in hits if "max_conns" in h.content][0] == that_day["id"]
@@ -203,13 +194,13 @@ def test_launch_is_not_dated_by_notes_about_a_service_starting(mem, monkeypatch)
     starting ("worker 启动慢"), and three such notes on one day outvote the launch."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-15T12:00:00Z")
     _filler(mem)
-    day_before = _line(mem, "Redis 缓存 TTL 从 24h 改成 6h", "2027-03-28", "a")
-    _line(mem, "v1.0.0 试点上线 prod", "2027-03-29", "b")
-    _line(mem, "上线后 40 台车全部在线", "2027-03-29", "c")
+    day_before = daily_line(mem, "Redis 缓存 TTL 从 24h 改成 6h", "2027-03-28", "a")
+    daily_line(mem, "v1.0.0 试点上线 prod", "2027-03-29", "b")
+    daily_line(mem, "上线后 40 台车全部在线", "2027-03-29", "c")
     for i, text in enumerate(("worker 启动时加载配置慢", "容器启动失败，OOMKilled",
                               "启动脚本加了健康检查")):
-        _line(mem, text, "2027-04-02", f"d{i}")
-    _line(mem, "Redis 缓存 TTL 改回 24h", "2027-04-01", "e")
+        daily_line(mem, text, "2027-04-02", f"d{i}")
+    daily_line(mem, "Redis 缓存 TTL 改回 24h", "2027-04-01", "e")
     hits = mem.search("What did we change in the Redis cache TTL the day before launch?",
                       limit=3, mode="fts")
     assert [h.id for h in hits if "TTL" in h.content][0] == day_before["id"]

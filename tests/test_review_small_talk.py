@@ -12,8 +12,7 @@ import pytest
 from memory_core.small_talk import says_nothing
 from memory_core.text import weighted_terms, words
 
-from storeutil import ids
-from test_search import _line
+from storeutil import daily_line, ids
 
 BACKGROUND = "The dashboards live in the infra repo"
 
@@ -21,8 +20,8 @@ BACKGROUND = "The dashboards live in the infra repo"
 def _beside_background(mem, line, query, mode="fts", day="2026-03-01", background="2026-03-02"):
     """`line` saved on `day` and an unrelated line after it, then `query`: the line's id and
     the first five hits' ids."""
-    said = _line(mem, line, day, "c-1")
-    _line(mem, BACKGROUND, background, "c-2")
+    said = daily_line(mem, line, day, "c-1")
+    daily_line(mem, BACKGROUND, background, "c-2")
     return said["id"], ids(mem.search(query, mode=mode, limit=5))
 
 
@@ -82,25 +81,25 @@ def test_a_memory_md_section_that_answers_its_heading_is_found(mem, mode):
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
 @pytest.mark.parametrize("asked", ["小王：周五能上线吗", "小王：周五能上线吗？"])
 def test_a_chinese_yes_to_a_question_is_found_with_or_without_its_question_mark(mem, mode, asked):
-    _line(mem, asked, "2026-03-01", "c-1")
-    answer = _line(mem, "老李：可以", "2026-03-01", "c-1")
-    _line(mem, "部署流水线在 Jenkins 上", "2026-03-02", "c-2")
+    daily_line(mem, asked, "2026-03-01", "c-1")
+    answer = daily_line(mem, "老李：可以", "2026-03-01", "c-1")
+    daily_line(mem, "部署流水线在 Jenkins 上", "2026-03-02", "c-2")
     assert answer["id"] in ids(mem.search("老李同意周五上线了吗？", mode=mode, limit=5))
 
 
 def test_an_english_no_to_a_question_without_a_question_mark_is_found(mem):
-    _line(mem, "Mia: can you make the dance class on Friday", "2026-03-01", "c-1")
-    no = _line(mem, "Leo: no", "2026-03-01", "c-1")
-    _line(mem, "Dance class moved to the big hall", "2026-03-02", "c-2")
+    daily_line(mem, "Mia: can you make the dance class on Friday", "2026-03-01", "c-1")
+    no = daily_line(mem, "Leo: no", "2026-03-01", "c-1")
+    daily_line(mem, "Dance class moved to the big hall", "2026-03-02", "c-2")
     assert no["id"] in ids(mem.search("Can Leo make the dance class on Friday?", mode="fts", limit=5))
 
 
 def test_a_no_whose_question_ranks_below_the_first_five_is_still_found(mem):
-    _line(mem, "Mia: Is the Friday dance class still on?", "2026-03-01", "c-1")
-    no = _line(mem, "Leo: No", "2026-03-01", "c-1")
+    daily_line(mem, "Mia: Is the Friday dance class still on?", "2026-03-01", "c-1")
+    no = daily_line(mem, "Leo: No", "2026-03-01", "c-1")
     for i in range(6):
-        _line(mem, f"Friday dance class: room {i}, Friday dance class playlist {i}, dance class Friday",
-              f"2026-03-0{i + 2}", f"d-{i}")
+        daily_line(mem, f"Friday dance class: room {i}, Friday dance class playlist {i}, dance class Friday",
+                   f"2026-03-0{i + 2}", f"d-{i}")
     assert no["id"] in ids(mem.search("Is the Friday dance class still on?", mode="fts", limit=10))
 
 
@@ -156,9 +155,9 @@ def test_a_time_said_in_english_says_something_as_it_does_in_chinese(line):
 def test_time_stamped_thanks_are_not_a_result_for_another_question(mem):
     """Social talk after a chat's time and a speaker says nothing; an acknowledgement after a
     name ("小王：收到") is kept since the review: it answers someone (test_small_talk.py)."""
-    _line(mem, "[10:32] 小王：收到啦谢谢", "2026-03-01", "c-1")
-    _line(mem, "[10:33] 老李: 拜拜👋", "2026-03-02", "c-2")
-    sms = _line(mem, "短信提醒的模板改一个字都要重新审核，一般 1 到 2 个工作日", "2026-03-03", "c-3")
+    daily_line(mem, "[10:32] 小王：收到啦谢谢", "2026-03-01", "c-1")
+    daily_line(mem, "[10:33] 老李: 拜拜👋", "2026-03-02", "c-2")
+    sms = daily_line(mem, "短信提醒的模板改一个字都要重新审核，一般 1 到 2 个工作日", "2026-03-03", "c-3")
     hits = mem.search("手机上收到的短信提醒，模板想调整，要等多久？", mode="hybrid", limit=5)
     assert [h.content for h in hits] == [sms["content"]]
 
@@ -177,8 +176,8 @@ def test_a_pleasantry_after_a_dashed_speaker_says_nothing():
 
 def test_an_english_wish_is_not_a_result_for_a_question_about_something_else(mem):
     assert says_nothing("新年快乐")
-    _line(mem, "Happy new year!", "2026-01-01", "c-1")
-    plan = _line(mem, "New year launch plan: ship the billing revamp in January", "2026-01-02", "c-2")
+    daily_line(mem, "Happy new year!", "2026-01-01", "c-1")
+    plan = daily_line(mem, "New year launch plan: ship the billing revamp in January", "2026-01-02", "c-2")
     assert ids(mem.search("what is the new year launch plan?", mode="fts", limit=5)) == [plan["id"]]
 
 
@@ -212,9 +211,9 @@ def test_a_short_line_with_a_time_a_name_or_a_place_is_still_found(mem, line, qu
 
 
 def test_an_english_no_to_a_question_comes_as_its_reply(mem):
-    asked = _line(mem, "Mia: Can you make the dance class on Friday?", "2026-03-01", "c-1")
-    no = _line(mem, "Leo: no", "2026-03-01", "c-1")
-    _line(mem, "Dance class moved to the big hall", "2026-03-02", "c-2")
+    asked = daily_line(mem, "Mia: Can you make the dance class on Friday?", "2026-03-01", "c-1")
+    no = daily_line(mem, "Leo: no", "2026-03-01", "c-1")
+    daily_line(mem, "Dance class moved to the big hall", "2026-03-02", "c-2")
     found = ids(mem.search("Can Leo make the dance class on Friday?", mode="fts", limit=5))
     assert found.index(no["id"]) < found.index(asked["id"])
 
@@ -234,8 +233,8 @@ def test_a_session_summary_whose_decision_says_ok_is_still_found(mem):
 
 def test_many_pleasantries_do_not_slow_a_search(mem):
     for i in range(300):
-        _line(mem, ["收到", "好的", "ok", "thanks", "周末愉快"][i % 5] + "!" * (i % 7),
-              f"2026-03-{i % 28 + 1:02d}", f"s-{i}")
+        daily_line(mem, ["收到", "好的", "ok", "thanks", "周末愉快"][i % 5] + "!" * (i % 7),
+                   f"2026-03-{i % 28 + 1:02d}", f"s-{i}")
     mem.search("warm up", mode="fts")
     start = time.perf_counter()
     mem.search("周五上线", mode="fts", limit=10)
@@ -260,9 +259,9 @@ def test_a_single_letter_pair_with_a_slash_stays_one_phrase(query, phrase):
     ("We ran an A/B test on checkout", ["Vitamin B test", "Plan B", "Test B"], "A/B test"),
 ])
 def test_a_single_letter_pair_is_found_as_written_first(mem, target, others, query):
-    wanted = _line(mem, target, "2026-03-01", "s-0")
+    wanted = daily_line(mem, target, "2026-03-01", "s-0")
     for i, o in enumerate(others, 2):
-        _line(mem, o, f"2026-03-0{i}", f"s-{i}")
+        daily_line(mem, o, f"2026-03-0{i}", f"s-{i}")
     assert ids(mem.search(query, mode="fts", limit=5))[:1] == [wanted["id"]]
 
 
@@ -270,9 +269,9 @@ def test_a_single_letter_pair_is_found_as_written_first(mem, target, others, que
 
 def test_two_words_with_a_slash_at_the_end_of_a_sentence_are_two_words(mem):
     assert "hardware agent" not in _terms("notes on the hardware/agent.")
-    wanted = _line(mem, "Truck hardware and the on-board agent: one T-Box and three probes",
-                   "2026-03-01", "s-1")
-    _line(mem, "Escalation goes to the duty agent first", "2026-03-02", "s-2")
+    wanted = daily_line(mem, "Truck hardware and the on-board agent: one T-Box and three probes",
+                        "2026-03-01", "s-1")
+    daily_line(mem, "Escalation goes to the duty agent first", "2026-03-02", "s-2")
     assert ids(mem.search("Notes on the hardware/agent. Who owns them?", mode="fts", limit=5))[:1] \
         == [wanted["id"]]
 
@@ -282,9 +281,9 @@ def test_two_words_with_a_slash_at_the_end_of_a_sentence_are_two_words(mem):
 @pytest.mark.xfail(strict=True, reason="(debatable) 'text/html' is split and the short line "
                    "'text html' outranks the record that writes text/html (as a phrase it was first)")
 def test_a_mime_type_is_found_before_a_short_line_holding_its_parts(mem):
-    wanted = _line(mem, "Static files are served as text/html by nginx", "2026-03-01", "s-1")
+    wanted = daily_line(mem, "Static files are served as text/html by nginx", "2026-03-01", "s-1")
     for i, o in enumerate(["Plain text in the HTML email", "HTML emails need a text part", "text html"], 2):
-        _line(mem, o, f"2026-03-0{i}", f"s-{i}")
+        daily_line(mem, o, f"2026-03-0{i}", f"s-{i}")
     assert ids(mem.search("text/html", mode="fts", limit=5))[:1] == [wanted["id"]]
 
 
@@ -302,9 +301,9 @@ def test_a_mime_type_is_found_before_a_short_line_holding_its_parts(mem):
 ])
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
 def test_a_branch_a_mime_type_or_a_unit_is_found_as_written_first(mem, mode, target, others, query):
-    wanted = _line(mem, target, "2026-03-01", "s-0")
+    wanted = daily_line(mem, target, "2026-03-01", "s-0")
     for i, o in enumerate(others, 2):
-        _line(mem, o, f"2026-03-0{i}", f"s-{i}")
+        daily_line(mem, o, f"2026-03-0{i}", f"s-{i}")
     assert ids(mem.search(query, mode=mode, limit=5))[:1] == [wanted["id"]]
 
 

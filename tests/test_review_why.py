@@ -8,7 +8,7 @@ import pytest
 from memory_core import search as search_module
 from memory_core.text import with_reason
 
-from storeutil import ids
+from storeutil import daily_line, ids
 
 DECISION = "We moved the database out of the cluster onto managed RDS"
 REASON = "迁到 RDS 的原因：备份和高可用都要自己维护，快照恢复演练还失败过一次"
@@ -20,24 +20,14 @@ NOISE = ["原因未知，重启后恢复了", "For the same reason we skip Frida
          "Lint fails for some reason on Windows"]
 
 
-def _line(mem, content, day, session, **extra):
-    """A daily line saved on `day` in `session` (as tests/test_search.py writes them)."""
-    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
-              "type": "fact", "memory_type": "W", "content": content, "entities": [],
-              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}, **extra}
-    from memory_core import jsonl
-    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
-    return record
-
-
 def _others(mem, lines):
     """Each line on its own day, in its own session."""
-    return [_line(mem, text, f"2026-03-{i:02d}", f"other-{i}") for i, text in enumerate(lines, 2)]
+    return [daily_line(mem, text, f"2026-03-{i:02d}", f"other-{i}") for i, text in enumerate(lines, 2)]
 
 
 def _rds(mem, reason=REASON, noise=()):
-    made = _line(mem, DECISION, "2026-03-01", "s-1")
-    why = _line(mem, reason, "2026-03-01", "s-1")  # said right after the decision
+    made = daily_line(mem, DECISION, "2026-03-01", "s-1")
+    why = daily_line(mem, reason, "2026-03-01", "s-1")  # said right after the decision
     _others(mem, ["The database has 4 vCPUs and 16 GB of memory",
                   "结算服务的消息量每天大约两百万条", *noise])
     return made, why

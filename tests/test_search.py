@@ -5,7 +5,7 @@ import pytest
 
 from memory_core import Memory
 
-from storeutil import ids
+from storeutil import daily_line, ids
 
 
 @pytest.fixture
@@ -154,21 +154,11 @@ def test_vectors_missing_for_lack_of_a_model_are_made_later(tmp_path, monkeypatc
 
 # --- what goes into a chunk --------------------------------------------------------------
 
-def _line(mem, content, day, session, **extra):
-    """A daily line saved on `day` (YYYY-MM-DD) in `session`, as a hook or the agent would."""
-    record = {"id": f"log-{day.replace('-', '')}-{len(content):03d}{abs(hash(content)) % 10**6}",
-              "type": "fact", "memory_type": "W", "content": content, "entities": [],
-              "timestamp": f"{day}T10:00:00Z", "source": {"session": session}, **extra}
-    from memory_core import jsonl
-    jsonl.append(mem.root / "daily" / f"{day}.jsonl", record)
-    return record
-
-
 def test_a_reply_is_found_by_the_question_it_answers(mem):
-    _line(mem, "Mia: How long have you been playing the piano?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: About four months now, every evening.", "2026-03-01", "chat-1")
-    _line(mem, "Mia: What did you do at the weekend?", "2026-03-02", "chat-2")
-    elsewhere = _line(mem, "Leo: About four months now, most evenings.", "2026-03-02", "chat-2")
+    daily_line(mem, "Mia: How long have you been playing the piano?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: About four months now, every evening.", "2026-03-01", "chat-1")
+    daily_line(mem, "Mia: What did you do at the weekend?", "2026-03-02", "chat-2")
+    elsewhere = daily_line(mem, "Leo: About four months now, most evenings.", "2026-03-02", "chat-2")
     hits = mem.search("How long has Leo been playing the piano?", mode="fts", limit=3)
     found = ids(hits)
     assert reply["id"] in found  # it shares no word with the question; its context does
@@ -180,10 +170,10 @@ def test_a_reply_is_found_by_the_question_it_answers(mem):
 def test_a_reply_comes_just_above_the_question_it_answers(mem, mode):
     """The question holds the query's words, the reply the answer (LoCoMo: "How often does
     John work out with his family?" is labelled with "Three times a week")."""
-    _line(mem, "Leo: We work out with the kids at the park most weekends.", "2026-03-01", "chat-1")
-    asked = _line(mem, "Mia: How often do you and the kids work out together?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: Three times a week; it keeps us on track.", "2026-03-01", "chat-1")
-    _line(mem, "Mia: My kids love the park too.", "2026-03-02", "chat-2")
+    daily_line(mem, "Leo: We work out with the kids at the park most weekends.", "2026-03-01", "chat-1")
+    asked = daily_line(mem, "Mia: How often do you and the kids work out together?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: Three times a week; it keeps us on track.", "2026-03-01", "chat-1")
+    daily_line(mem, "Mia: My kids love the park too.", "2026-03-02", "chat-2")
     found = ids(mem.search("How often does Leo work out with his kids?", mode=mode, limit=5))
     assert found.index(reply["id"]) == found.index(asked["id"]) - 1
 
@@ -201,9 +191,9 @@ def test_a_line_that_says_the_answer_stays_above_the_reply_to_its_question(mem, 
     answer, and the reply to its question comes just below it (LoCoMo: "When did Caroline
     apply to adoption agencies?" is labelled "… Guess what I did this week? I applied to
     adoption agencies", whose reply "congrats! How does it feel?" came first)."""
-    said = _line(mem, says, "2026-03-01", "chat-1")
-    answer = _line(mem, reply, "2026-03-01", "chat-1")
-    _line(mem, says.split("：" if "：" in says else ":")[0] + "：周末去爬山了。", "2026-03-02", "chat-2")
+    said = daily_line(mem, says, "2026-03-01", "chat-1")
+    answer = daily_line(mem, reply, "2026-03-01", "chat-1")
+    daily_line(mem, says.split("：" if "：" in says else ":")[0] + "：周末去爬山了。", "2026-03-02", "chat-2")
     found = ids(mem.search(query, mode=mode, limit=5))
     assert found.index(answer["id"]) == found.index(said["id"]) + 1
 
@@ -219,9 +209,9 @@ def test_a_short_question_about_what_the_line_says_still_has_its_answer_above_it
     """A hostile review's case: the question asks about the statement before it ("What
     does that mean?", "怎么解决？"), so the reply is the answer, although most of the
     query's words are in the statement."""
-    asked = _line(mem, asks, "2026-03-01", "chat-1")
-    answer = _line(mem, reply, "2026-03-01", "chat-1")
-    _line(mem, asks.split("：" if "：" in asks else ":")[0] + ": lunch at noon", "2026-03-02", "chat-2")
+    asked = daily_line(mem, asks, "2026-03-01", "chat-1")
+    answer = daily_line(mem, reply, "2026-03-01", "chat-1")
+    daily_line(mem, asks.split("：" if "：" in asks else ":")[0] + ": lunch at noon", "2026-03-02", "chat-2")
     found = ids(mem.search(query, mode="fts", limit=5))
     assert found.index(answer["id"]) == found.index(asked["id"]) - 1
 
@@ -229,9 +219,9 @@ def test_a_short_question_about_what_the_line_says_still_has_its_answer_above_it
 def test_a_name_the_line_calls_out_is_not_what_it_says(mem):
     """"Wow Leo, same here!" names the one spoken to, not the topic: the line asks about
     styles, so its reply (the answer) still comes above it."""
-    asked = _line(mem, "Mia: Wow Leo, same here! Got any fave styles?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: Contemporary is my top pick, so expressive.", "2026-03-01", "chat-1")
-    _line(mem, "Leo: See you at the studio on Friday.", "2026-03-02", "chat-2")
+    asked = daily_line(mem, "Mia: Wow Leo, same here! Got any fave styles?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: Contemporary is my top pick, so expressive.", "2026-03-01", "chat-1")
+    daily_line(mem, "Leo: See you at the studio on Friday.", "2026-03-02", "chat-2")
     found = ids(mem.search("What is Leo's favorite style of dancing?", mode="fts", limit=5))
     assert found.index(reply["id"]) == found.index(asked["id"]) - 1
 
@@ -239,26 +229,26 @@ def test_a_name_the_line_calls_out_is_not_what_it_says(mem):
 def test_a_reply_is_brought_in_even_when_no_list_found_it(mem):
     """A reply's own context keeps only the question's last 150 characters: a long
     question's first words reach the reply only through the question."""
-    asked = _line(mem, "Mia: About the Lisbon trip with the travel agent: after all the back and forth "
-                  "about dates, the flights that moved twice, the hotel that lost our booking and "
-                  "the rain on the last day, honestly, would you go again?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: Only in summer, and never with that agency.", "2026-03-01", "chat-1")
+    asked = daily_line(mem, "Mia: About the Lisbon trip with the travel agent: after all the back and forth "
+                       "about dates, the flights that moved twice, the hotel that lost our booking and "
+                       "the rain on the last day, honestly, would you go again?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: Only in summer, and never with that agency.", "2026-03-01", "chat-1")
     found = ids(mem.search("Lisbon trip travel agent", mode="fts", limit=5))
     assert found[:2] == [reply["id"], asked["id"]]
 
 
 def test_only_a_question_lifts_the_line_after_it(mem):
-    said = _line(mem, "Mia: The piano lessons start in April.", "2026-03-01", "chat-1")
-    after = _line(mem, "Leo: Great, see you then.", "2026-03-01", "chat-1")
+    said = daily_line(mem, "Mia: The piano lessons start in April.", "2026-03-01", "chat-1")
+    after = daily_line(mem, "Leo: Great, see you then.", "2026-03-01", "chat-1")
     found = ids(mem.search("When do the piano lessons start?", mode="fts", limit=5))
     assert found[0] == said["id"]
     assert after["id"] not in found[:1]
 
 
 def test_a_question_mark_in_a_link_does_not_ask(mem):
-    said = _line(mem, "Mia: The billing dashboard is at https://grafana.local/d/billing?orgId=1",
-                 "2026-03-01", "chat-1")
-    after = _line(mem, "Leo: Thanks, bookmarked it.", "2026-03-01", "chat-1")
+    said = daily_line(mem, "Mia: The billing dashboard is at https://grafana.local/d/billing?orgId=1",
+                      "2026-03-01", "chat-1")
+    after = daily_line(mem, "Leo: Thanks, bookmarked it.", "2026-03-01", "chat-1")
     found = ids(mem.search("billing dashboard grafana", mode="fts", limit=5))
     assert found[0] == said["id"]
     assert after["id"] not in found[:1]
@@ -268,9 +258,9 @@ def test_a_consolidated_question_still_brings_its_reply(mem):
     """sessionEnd folds daily lines into facts.jsonl, and search shows the fact in the line's
     place: the fact asks through the line it was made from."""
     pad = " and so on" * 20
-    asked = _line(mem, f"Mia: About the zebra trip{pad}, which month did we pick?", "2026-03-01", "A")
-    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
-    _line(mem, "Mia: the zebra trip budget is fine.", "2026-03-01", "B")
+    asked = daily_line(mem, f"Mia: About the zebra trip{pad}, which month did we pick?", "2026-03-01", "A")
+    reply = daily_line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    daily_line(mem, "Mia: the zebra trip budget is fine.", "2026-03-01", "B")
     mem.consolidate()
     hits = mem.search("zebra trip", mode="fts", limit=5)
     at = {e: i for i, h in enumerate(hits) for e in h.evidence}
@@ -281,12 +271,12 @@ def test_a_consolidated_question_still_brings_its_reply(mem):
 def test_a_reply_appended_far_from_its_question_is_found_as_after_a_rebuild(mem):
     """An appended line's context is its thread's last line, however far back (another
     session's 64 KB in between): an incremental index answers as a rebuilt one."""
-    asked = _line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
+    asked = daily_line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
     mem.sync(embed=False)
     for i in range(400):
-        _line(mem, f"Ann: line {i} of another chat about the weather " + "x" * 150, "2026-03-01", "B")
+        daily_line(mem, f"Ann: line {i} of another chat about the weather " + "x" * 150, "2026-03-01", "B")
     mem.sync(embed=False)
-    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    reply = daily_line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
     mem.sync(embed=False)
     incremental = ids(mem.search("zebra trip month", mode="fts", limit=3))
     (mem.root / "index.sqlite").unlink()
@@ -295,9 +285,9 @@ def test_a_reply_appended_far_from_its_question_is_found_as_after_a_rebuild(mem)
 
 
 def test_a_transcript_turn_between_does_not_hide_the_reply(mem):
-    asked = _line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
-    _line(mem, "user: run the tests please", "2026-03-01", "A", type="transcript", role="user")
-    reply = _line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
+    asked = daily_line(mem, "Mia: Which month did we pick for the zebra trip?", "2026-03-01", "A")
+    daily_line(mem, "user: run the tests please", "2026-03-01", "A", type="transcript", role="user")
+    reply = daily_line(mem, "Leo: Only in May, never with that agency.", "2026-03-01", "A")
     found = ids(mem.search("zebra trip month", mode="fts", limit=3))
     assert found[:2] == [reply["id"], asked["id"]]
 
@@ -308,8 +298,8 @@ def test_a_transcript_turn_between_does_not_hide_the_reply(mem):
     ("问题：账单库要不要在大促前分库？", "本周总结：办公室五月搬家。"),
 ])
 def test_notes_opening_with_a_label_or_a_time_are_not_a_conversation(mem, asks, after):
-    asked = _line(mem, asks, "2026-03-01", "s1")
-    later = _line(mem, after, "2026-03-01", "s1")
+    asked = daily_line(mem, asks, "2026-03-01", "s1")
+    later = daily_line(mem, after, "2026-03-01", "s1")
     found = ids(mem.search(asks[asks.index(" ") + 1 if " " in asks else 3:][:40], mode="fts", limit=5))
     assert found[0] == asked["id"] and later["id"] not in found[:1]
 
@@ -318,15 +308,15 @@ def test_a_question_said_in_many_chats_brings_one_reply(mem):
     """Copies of one line are one hit (collapse): its copies' replies do not all come up."""
     replies = []
     for i in range(6):
-        _line(mem, "助手：在的～今天过得怎么样？", f"2026-03-0{i + 1}", f"chat-{i}")
-        replies.append(_line(mem, f"用户：第{i}件小事", f"2026-03-0{i + 1}", f"chat-{i}")["id"])
+        daily_line(mem, "助手：在的～今天过得怎么样？", f"2026-03-0{i + 1}", f"chat-{i}")
+        replies.append(daily_line(mem, f"用户：第{i}件小事", f"2026-03-0{i + 1}", f"chat-{i}")["id"])
     hits = mem.search("今天过得怎么样", mode="fts", limit=10)
     assert len([h for h in hits if h.reply_to]) == 1
 
 
 def test_a_reply_the_filters_exclude_is_not_brought_in(mem):
-    asked = _line(mem, "Mia: Which database did we pick for billing?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: PostgreSQL 16.", "2026-03-01", "chat-1", type="action")
+    asked = daily_line(mem, "Mia: Which database did we pick for billing?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: PostgreSQL 16.", "2026-03-01", "chat-1", type="action")
     found = ids(mem.search("billing database", mode="fts", type="fact", limit=5))
     assert asked["id"] in found and reply["id"] not in found
     mem.forget(reply["id"], reason="wrong")
@@ -336,15 +326,15 @@ def test_a_reply_the_filters_exclude_is_not_brought_in(mem):
 def test_saved_facts_are_not_replies_to_each_other(mem):
     """Facts saved one after another name no speaker: a fact that asks is not answered by
     the next one (sync.to_chunk gives them no context)."""
-    asked = _line(mem, "Open question: do we shard the billing database?", "2026-03-01", "s1")
-    later = _line(mem, "Deploys go out on Thursday evenings", "2026-03-01", "s1")
+    asked = daily_line(mem, "Open question: do we shard the billing database?", "2026-03-01", "s1")
+    later = daily_line(mem, "Deploys go out on Thursday evenings", "2026-03-01", "s1")
     found = ids(mem.search("shard billing database", mode="fts", limit=5))
     assert found[0] == asked["id"] and later["id"] not in found
 
 
 def test_the_line_before_is_context_only_within_the_same_session(mem):
-    _line(mem, "We picked PostgreSQL 16 for the billing database", "2026-03-01", "s1")
-    other = _line(mem, "The office moves to the fifth floor", "2026-03-01", "s2")
+    daily_line(mem, "We picked PostgreSQL 16 for the billing database", "2026-03-01", "s1")
+    other = daily_line(mem, "The office moves to the fifth floor", "2026-03-01", "s2")
     hits = mem.search("PostgreSQL billing database", mode="fts")
     assert other["id"] not in ids(hits)
 
@@ -352,25 +342,25 @@ def test_the_line_before_is_context_only_within_the_same_session(mem):
 def test_a_saved_fact_does_not_carry_the_words_of_the_fact_before_it(mem):
     """Facts saved one after another are statements of their own: a small-talk line after
     a fact must not be found by the fact's words (MemDaily, docs/retrieval.md)."""
-    fact = _line(mem, "我的上司挺喜欢登山的", "2026-03-01", "s1")
-    chat = _line(mem, "谢谢你陪我聊天", "2026-03-01", "s1")
+    fact = daily_line(mem, "我的上司挺喜欢登山的", "2026-03-01", "s1")
+    chat = daily_line(mem, "谢谢你陪我聊天", "2026-03-01", "s1")
     found = ids(mem.search("上司喜欢什么运动？登山吗", mode="fts", limit=5))
     assert fact["id"] in found
     assert chat["id"] not in found
 
 
 def test_in_a_conversation_a_line_keeps_the_line_before_as_context(mem):
-    _line(mem, "用户：我周末去杭州见了老同学", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
-    said = _line(mem, "用户：他现在在阿里做算法", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
+    daily_line(mem, "用户：我周末去杭州见了老同学", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
+    said = daily_line(mem, "用户：他现在在阿里做算法", "2026-03-01", "s1", source={"session": "s1", "speaker": "user"})
     found = ids(mem.search("杭州的老同学", mode="fts", limit=5))
     assert said["id"] in found  # a spoken line continues the one before it
 
 
 def test_an_appended_line_gets_the_same_context_as_in_a_full_read(mem):
     import sqlite3
-    _line(mem, "Mia: Which cache do we use for sessions?", "2026-03-01", "chat-1")
+    daily_line(mem, "Mia: Which cache do we use for sessions?", "2026-03-01", "chat-1")
     mem.sync(embed=False)
-    _line(mem, "Leo: Redis, with a six hour TTL.", "2026-03-01", "chat-1")
+    daily_line(mem, "Leo: Redis, with a six hour TTL.", "2026-03-01", "chat-1")
     mem.sync(embed=False)  # reads only the appended line
 
     def contexts(root):
@@ -526,10 +516,10 @@ def test_a_long_record_whose_lines_all_match_does_not_crowd_out_the_others(mem, 
 
 def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    _line(mem, "Redis 缓存 TTL 先设为 3600 秒", "2026-09-08", "a")
-    _line(mem, "Redis 缓存 TTL 从 3600 改成 86400 秒", "2026-09-15", "b")
-    newest = _line(mem, "Redis TTL stays at 21600s, no change planned", "2026-10-14", "c")
-    _line(mem, "用户希望缓存 key 统一加 orbit: 前缀", "2026-10-15", "d")  # newer, other subject
+    daily_line(mem, "Redis 缓存 TTL 先设为 3600 秒", "2026-09-08", "a")
+    daily_line(mem, "Redis 缓存 TTL 从 3600 改成 86400 秒", "2026-09-15", "b")
+    newest = daily_line(mem, "Redis TTL stays at 21600s, no change planned", "2026-10-14", "c")
+    daily_line(mem, "用户希望缓存 key 统一加 orbit: 前缀", "2026-10-15", "d")  # newer, other subject
     for query in ("Redis 缓存 TTL 现在是多少？", "What is the Redis TTL now?"):
         assert mem.search(query, limit=5)[0].id == newest["id"]
     assert mem.search("Redis 缓存 TTL 是多少？", limit=5)[0].id != newest["id"]  # no "now"
@@ -537,20 +527,20 @@ def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):
 
 def test_originally_puts_the_oldest_value_first(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    first = _line(mem, "worker concurrency 设为 5", "2026-09-16", "a")
-    _line(mem, "worker concurrency 从 5 提到 10", "2026-10-09", "b")
+    first = daily_line(mem, "worker concurrency 设为 5", "2026-09-16", "a")
+    daily_line(mem, "worker concurrency 从 5 提到 10", "2026-10-09", "b")
     assert mem.search("最早的时候 worker concurrency 是多少", limit=3)[0].id == first["id"]
 
 
 def test_a_named_day_brings_that_days_records_forward(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     for day in ("2026-09-10", "2026-09-11", "2026-09-13", "2026-09-14"):
-        _line(mem, f"Rate limit for the public API reviewed, no change ({day})", day, day)
-    that_day = _line(mem, "Added a global rate limit of 100 requests per minute", "2026-09-12", "x")
+        daily_line(mem, f"Rate limit for the public API reviewed, no change ({day})", day, day)
+    that_day = daily_line(mem, "Added a global rate limit of 100 requests per minute", "2026-09-12", "x")
     for query in ("What rate limit did we add on Sept 12?", "9月12号加的 rate limit 是多少",
                   "rate limit 2026-09-12"):
         assert mem.search(query, limit=3)[0].id == that_day["id"]
-    yesterday = _line(mem, "Rate limit dashboards moved to Grafana", "2026-10-14", "y")
+    yesterday = daily_line(mem, "Rate limit dashboards moved to Grafana", "2026-10-14", "y")
     assert mem.search("what happened to the rate limit yesterday", limit=3)[0].id == yesterday["id"]
 
 
@@ -558,13 +548,13 @@ def test_an_event_named_as_the_time_is_dated_by_the_records_about_it(mem, monkey
     """"The day before launch": the store says when the launch was (the day most of its
     records about it were written or name), and that day's records come forward."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    _line(mem, "Sentry is postponed until after launch", "2026-09-11", "a")
-    _line(mem, "上线目标日期定在9月30日", "2026-09-18", "b")
+    daily_line(mem, "Sentry is postponed until after launch", "2026-09-11", "a")
+    daily_line(mem, "上线目标日期定在9月30日", "2026-09-18", "b")
     for i, text in enumerate(("v1.0.0 上线了", "上线后办公室的同事被限流", "上线当天注册用户127个")):
-        _line(mem, text, "2026-09-30", f"c{i}")
+        daily_line(mem, text, "2026-09-30", f"c{i}")
     for day in ("2026-09-15", "2026-10-05", "2026-10-10"):
-        _line(mem, f"Redis cache TTL reviewed, unchanged ({day})", day, day)
-    before = _line(mem, "Redis cache TTL shortened from 86400 to 21600 for the launch", "2026-09-29", "d")
+        daily_line(mem, f"Redis cache TTL reviewed, unchanged ({day})", day, day)
+    before = daily_line(mem, "Redis cache TTL shortened from 86400 to 21600 for the launch", "2026-09-29", "d")
     assert mem.search("the day before launch, why did the cache TTL change?", limit=3)[0].id \
         == before["id"]
     assert mem.search("上线前一天 Redis cache TTL 为什么改了", limit=3)[0].id == before["id"]
@@ -576,10 +566,10 @@ def test_an_event_planned_ahead_is_dated_by_the_day_it_was_planned_for(mem, monk
     """"她下周三出报告", written on a Friday, dates the report to the Wednesday after; the
     day the plan was written is not the event's."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-10T12:00:00Z")
-    _line(mem, "外部安全审计是 Olivia 做的，她下周三出安全报告", "2027-03-19", "a")  # a Friday
-    _line(mem, "数据库连接池 max_conns 先设 10", "2027-03-19", "b")
-    that_day = _line(mem, "数据库连接池 max_conns 从 40 降到 25", "2027-03-24", "c")
-    _line(mem, "数据库连接池 max_conns 调回 30", "2027-04-02", "d")
+    daily_line(mem, "外部安全审计是 Olivia 做的，她下周三出安全报告", "2027-03-19", "a")  # a Friday
+    daily_line(mem, "数据库连接池 max_conns 先设 10", "2027-03-19", "b")
+    that_day = daily_line(mem, "数据库连接池 max_conns 从 40 降到 25", "2027-03-24", "c")
+    daily_line(mem, "数据库连接池 max_conns 调回 30", "2027-04-02", "d")
     hits = mem.search("Olivia 出安全报告那天，数据库连接池怎么调的？", limit=4)
     assert [h.id for h in hits if "连接池" in h.content][0] == that_day["id"]
 
@@ -588,18 +578,18 @@ def test_an_event_named_in_one_language_is_dated_by_notes_in_the_other(mem, monk
     """"The Friday before the pilot launch": the notes say 试点上线 (docs/retrieval.md
     "Events across languages"); the English ones name the pilot, never its launch."""
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2027-04-15T12:00:00Z")
-    _line(mem, "鲜达要求试点在 3 月 29 日上线，先跑 40 台车", "2027-03-10", "a")
-    _line(mem, "v1.0.0 试点上线 prod，09:00 先接入 10 台车", "2027-03-29", "b")
-    _line(mem, "试点上线后 40 台车全部在线", "2027-03-29", "c")
-    decided = _line(mem, "Go/no-go: we decided to go, with helm rollback as the fallback",
-                    "2027-03-26", "d")
-    _line(mem, "Pilot success criteria: 99% of telemetry points arrive within 2 minutes",
-          "2027-03-01", "e")
-    _line(mem, "We decided to shard the ingest topic by region", "2027-04-09", "f")
+    daily_line(mem, "鲜达要求试点在 3 月 29 日上线，先跑 40 台车", "2027-03-10", "a")
+    daily_line(mem, "v1.0.0 试点上线 prod，09:00 先接入 10 台车", "2027-03-29", "b")
+    daily_line(mem, "试点上线后 40 台车全部在线", "2027-03-29", "c")
+    decided = daily_line(mem, "Go/no-go: we decided to go, with helm rollback as the fallback",
+                         "2027-03-26", "d")
+    daily_line(mem, "Pilot success criteria: 99% of telemetry points arrive within 2 minutes",
+               "2027-03-01", "e")
+    daily_line(mem, "We decided to shard the ingest topic by region", "2027-04-09", "f")
     for i, topic in enumerate(("Redis TTL", "Kafka partitions", "JWT audience", "报表 API",
                                "告警 debounce", "Timescale retention", "App 状态管理", "CI runner",
                                "ERP webhook", "OSS 归档", "设备固件", "pgxpool")):
-        _line(mem, f"{topic} reviewed, no change", f"2027-03-{i + 12:02d}", f"x{i}")
+        daily_line(mem, f"{topic} reviewed, no change", f"2027-03-{i + 12:02d}", f"x{i}")
     hits = mem.search("What did we decide on the Friday before the pilot launch?", limit=3,
                       mode="fts")
     assert hits[0].id == decided["id"]
@@ -607,9 +597,9 @@ def test_an_event_named_in_one_language_is_dated_by_notes_in_the_other(mem, monk
 
 def test_the_start_of_the_project_is_the_stores_first_day(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
-    first = _line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")
-    _line(mem, "数据库 ORM 重新选了：从 Prisma 换成 Drizzle", "2026-09-21", "b")
-    _line(mem, "数据库 ORM 选 Drizzle", "2026-09-23", "c")
+    first = daily_line(mem, "数据库选 PostgreSQL 16，ORM 用 Prisma", "2026-09-01", "a")
+    daily_line(mem, "数据库 ORM 重新选了：从 Prisma 换成 Drizzle", "2026-09-21", "b")
+    daily_line(mem, "数据库 ORM 选 Drizzle", "2026-09-23", "c")
     hits = mem.search("项目刚开始那周数据库和 ORM 选的什么？", limit=3)
     assert hits[0].id == first["id"] and hits[0].score > hits[1].score
 
@@ -810,33 +800,33 @@ def test_a_line_that_says_nothing_does_not_answer_a_question_sharing_its_word(me
     Chinese line near every Chinese query."""
     for day, said in [("2026-03-01", "收到"), ("2026-03-02", "ok 收到"), ("2026-03-03", "好的 收到"),
                       ("2026-03-04", "好的好的"), ("2026-03-05", "周末愉快")]:
-        _line(mem, said, day, f"chat-{day}")
-    sms = _line(mem, "短信提醒的模板改一个字都要重新审核，一般 1 到 2 个工作日", "2026-03-06", "chat-6")
+        daily_line(mem, said, day, f"chat-{day}")
+    sms = daily_line(mem, "短信提醒的模板改一个字都要重新审核，一般 1 到 2 个工作日", "2026-03-06", "chat-6")
     hits = mem.search("手机上收到的短信提醒，模板想调整，要等多久？", mode=mode, limit=5)
     assert ids(hits)[0] == sms["id"]
     assert all(h.content == sms["content"] for h in hits)
 
 
 def test_a_query_that_says_nothing_finds_the_lines_that_say_it(mem):
-    said = _line(mem, "收到", "2026-03-01", "chat-1")
-    _line(mem, "短信提醒的模板改一个字都要重新审核", "2026-03-02", "chat-2")
+    said = daily_line(mem, "收到", "2026-03-01", "chat-1")
+    daily_line(mem, "短信提醒的模板改一个字都要重新审核", "2026-03-02", "chat-2")
     assert ids(mem.search("收到", mode="fts", limit=5))[0] == said["id"]
 
 
 def test_a_line_that_says_nothing_still_answers_the_question_before_it(mem):
     """"Sure, see you then!" is the answer to "Can you come on Friday?"."""
-    asked = _line(mem, "Mia: Can you come to the dance studio on Friday?", "2026-03-01", "chat-1")
-    reply = _line(mem, "Leo: Sure, see you then!", "2026-03-01", "chat-1")
+    asked = daily_line(mem, "Mia: Can you come to the dance studio on Friday?", "2026-03-01", "chat-1")
+    reply = daily_line(mem, "Leo: Sure, see you then!", "2026-03-01", "chat-1")
     found = ids(mem.search("Will Leo come to the dance studio on Friday?", mode="fts", limit=5))
     assert found.index(reply["id"]) == found.index(asked["id"]) - 1
 
 
 def test_two_words_with_a_slash_find_a_record_that_says_them_apart(mem):
-    wanted = _line(mem, "Truck hardware and the on-board agent: one T-Box and three probes",
-                   "2026-03-01", "s-1")
+    wanted = daily_line(mem, "Truck hardware and the on-board agent: one T-Box and three probes",
+                        "2026-03-01", "s-1")
     for i, said in enumerate(["Escalation goes to the duty agent first",
                               "New hardware arrives on Monday"], 2):
-        _line(mem, said, f"2026-03-0{i}", f"s-{i}")
+        daily_line(mem, said, f"2026-03-0{i}", f"s-{i}")
     assert ids(mem.search("notes on the hardware/agent", mode="fts", limit=5))[0] == wanted["id"]
 
 
@@ -853,9 +843,9 @@ def test_a_question_that_asks_why_puts_the_line_that_gives_the_reason_above(mem,
                                                                              other, query):
     """Both lines are about the question and the other is shorter (BM25 puts it above); the
     one that says it is a reason (原因, "reason") answers why."""
-    said = _line(mem, reason, "2026-03-01", "s-1")
-    plain = _line(mem, other, "2026-03-02", "s-2")
-    _line(mem, "结算服务的消息量每天大约两百万条", "2026-03-03", "s-3")
+    said = daily_line(mem, reason, "2026-03-01", "s-1")
+    plain = daily_line(mem, other, "2026-03-02", "s-2")
+    daily_line(mem, "结算服务的消息量每天大约两百万条", "2026-03-03", "s-3")
     found = ids(mem.search(query, mode=mode, limit=5))
     assert found.index(said["id"]) < found.index(plain["id"])
 
@@ -866,5 +856,5 @@ def test_a_line_that_gives_a_reason_for_something_else_is_no_answer_to_why(mem, 
     question (the first version put such lines first: 原因 is rarer than "build")."""
     for i, said in enumerate(["the build uses a remote cache", "build artifacts go to S3",
                               "原因：磁盘满了", "原因未知，重启后恢复了", "Reason: the cert expired"], 1):
-        _line(mem, said, f"2026-03-0{i}", f"s-{i}")
+        daily_line(mem, said, f"2026-03-0{i}", f"s-{i}")
     assert all("build" in h.content for h in mem.search(query, mode="fts", limit=5))

@@ -827,11 +827,12 @@ _REPLY_SQL = ("SELECT q.content, r.pk, r.id, r.context FROM chunks q JOIN chunks
 
 
 def rerank(conn, hits: list, hint=None, query: str = "", *, now: Filters | None = None,
-           ended: tuple | None = None, project=None) -> list:
+           ended: tuple | None = None, project=None, concepts=()) -> list:
     """Session summaries move up with the lines of their session; for a question about the
     current value (`now`: its filters), each replaced value follows its current version
     (with_current); for a question about the newest (oldest) state of something, see
-    promote_by_time (`ended`: (filters, UTC ISO end) of the stretch a question names)."""
+    promote_by_time (`ended`: (filters, UTC ISO end) of the stretch a question names;
+    `concepts`: the query's glossary terms, bilingual.concepts)."""
     best: dict = {}  # session -> best score of its lines
     for h in hits:
         if h.type not in DIGESTS and h.source_id and h.source_id != h.id:
@@ -847,7 +848,8 @@ def rerank(conn, hits: list, hint=None, query: str = "", *, now: Filters | None 
         current = versions(conn, hits, ended[0], project, before=ended[1])
     if hint is not None and hint.order:
         hits = promote_by_time(conn, hits, hint.order == "newest", query, current,
-                               now=now is not None, before=ended[1] if ended else None)
+                               now=now is not None, before=ended[1] if ended else None,
+                               concepts=concepts)
     return hits
 
 
@@ -897,7 +899,7 @@ def with_current(conn, hits: list, filters: Filters, project=None) -> tuple:
 
 
 def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | None = None,
-                    now: bool = False, before: str | None = None) -> list:
+                    now: bool = False, before: str | None = None, concepts=()) -> list:
     """"Redis TTL 现在是多少？": several records give a value, and relevance alone puts the
     one that states it most literally first, often the oldest. Of the first ABOUT_DEPTH
     dated records (session summaries and MEMORY.md sections hold many facts and no single
@@ -914,8 +916,12 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     Coverage counts the query's dictionary words (`性能分` is 性能 + 分, so a junk bigram such
     as 能分 cannot decide what is about what), each weighted by how rare it is in the store
     (inverse document frequency): "which ORM does the API use" is about the ORM, and a line
-    that shares the common "API" and "use" is not."""
-    import math
+    that shares the common "API" and "use" is not. When no record holds half of the
+    question's weight in its own words, the glossary's words (`concepts`) count in either
+    language: "What does the app use for state management these days?" is about "App 状态管理
+    统一用 flutter_bloc", not about "we only use it for short-lived state". Only then: a
+    question its own words answer is judged by them, as a same-language line with a
+    glossary word ("基础镜像" for "base image") was otherwise taken for the subject."""
 
     head, n = [], 0  # the first ABOUT_DEPTH dated records; replaced values do not count,
     for h in hits:   # up to as many again (a value replaced a hundred times)
@@ -934,20 +940,10 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     judged = head + ([h for h in hits[:ABOUT_SPAN] if h.status == "active" and h.timestamp
                       and h.type not in DIGESTS and id(h) not in in_head] if replaced else [])
     pks = [h.pk for h in judged]
-    total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
-    count = dict.fromkeys(pks, 0.0)
-    sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
-           f"({','.join('?' * len(pks))})")
-    for unit in units:
-        phrase = '{content}: "' + unit.replace('"', "") + '"'
-        matched = [pk for (pk,) in conn.execute(sql, (phrase, *pks))]
-        if not matched:
-            continue
-        df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                          (phrase,)).fetchone()[0]
-        weight = math.log((total + 1) / (df + 0.5))
-        for pk in matched:
-            count[pk] += weight
+    count, whole = _coverage(conn, pks, [[u] for u in units])
+    if concepts and (not whole or max(count[h.pk] for h in head) < ABOUT_SHARE * whole):
+        # the question's own words do not say what it is about: perhaps the other language does
+        count, whole = _coverage(conn, pks, [either_language(u, concepts) for u in units])
     best = max(count[h.pk] for h in head)
     about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
     if before is not None:  # first saved before the stretch ended (a copy said again since
@@ -967,6 +963,34 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
         old = [h for h in rest[:last + 1] if h.status == "superseded"]
         rest = [h for h in rest[:last + 1] if h.status != "superseded"] + old + rest[last + 1:]
     return [pick] + rest
+
+
+def _coverage(conn, pks: list, units: list) -> tuple:
+    """({pk: the idf-weighted sum of the units it holds}, the sum over the units the store
+    holds); a unit is a list of FTS5 phrases, any of which says it."""
+    total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
+    count, whole = dict.fromkeys(pks, 0.0), 0.0
+    sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
+           f"({','.join('?' * len(pks))})")
+    for phrases in units:
+        phrase = match_of([(p, 1) for p in phrases], columns="content")
+        df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                          (phrase,)).fetchone()[0]
+        if not df:  # a word the store never saw tells nothing about which record is which
+            continue
+        weight = math.log((total + 1) / (df + 0.5))
+        whole += weight
+        for (pk,) in conn.execute(sql, (phrase, *pks)):
+            count[pk] += weight
+    return count, whole
+
+
+def either_language(unit: str, concepts) -> list:
+    """A query word (text.words) and, when it is part of a glossary term, that term's words
+    in the other language: 管理 in 状态管理 is said by "state management" too."""
+    parts = unit.split()
+    other = [t for c in concepts if all(p in c.own for p in parts) for t in c.other]
+    return list(dict.fromkeys([unit, *other]))
 
 
 # --- one search, end to end -------------------------------------------------------------------
@@ -1150,7 +1174,7 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
             if len(hits) >= limit or not full:
                 ended = (scope, iso(end)) if asks_past and end is not None else None
                 return rerank(conn, hits, hint, query, now=filters if about_now else None,
-                              ended=ended, project=project)[:limit]
+                              ended=ended, project=project, concepts=concepts)[:limit]
             # full lists, fewer hits: a long record's parts or copies of a line, merged
             k = min(4 * k, VEC0_MAX_K)
 

@@ -525,6 +525,70 @@ def test_what_is_x_now_puts_the_newest_value_first(mem, monkeypatch):
     assert mem.search("Redis 缓存 TTL 是多少？", limit=5)[0].id != newest["id"]  # no "now"
 
 
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("query, chain, others", [
+    ("What does the app use for state management these days?",
+     ["App 状态管理先用 GetX", "App 状态管理改用 Riverpod 2", "现在 App 状态管理统一用 flutter_bloc"],
+     ["Redis only holds short-lived state; we use it for login sessions",
+      "We use pnpm workspaces for the monorepo"]),
+    ("前端现在状态管理用的是什么",
+     ["Frontend state management starts with Redux", "Frontend state management moves to MobX",
+      "Frontend state management is Zustand from now on"],
+     ["前端的 lint 规则统一用 eslint flat config", "现在前端构建用 Vite 5"]),
+])
+def test_a_question_about_now_finds_the_newest_value_said_in_the_other_language(
+        mem, monkeypatch, mode, query, chain, others):
+    """Which records are about the question was judged by its own words only: an English
+    question's Chinese answers shared only "app" with it, so a line sharing "use" and
+    "state" (or, newer, "use" alone) was taken for the subject and put first."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    days = ("2026-09-01", "2026-09-20", "2026-10-10")
+    saved = [daily_line(mem, text, day, f"s{i}") for i, (text, day) in enumerate(zip(chain, days))]
+    for i, text in enumerate(others):
+        daily_line(mem, text, ("2026-09-05", "2026-10-12")[i], f"o{i}")
+    for i, text in enumerate(_OTHER_SUBJECTS):  # a store of some size, so rarity means something
+        daily_line(mem, text, f"2026-09-{10 + i}", f"f{i}")
+    assert mem.search(query, limit=5, mode=mode)[0].id == saved[-1]["id"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_question_about_now_none_of_whose_words_the_store_holds_is_judged_across_languages(
+        mem, monkeypatch, mode):
+    """An English question to a store that says everything in Chinese: no record held any
+    of its words, so none was about it and the newest-first rule let relevance decide."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    days = ("2026-09-01", "2026-09-20", "2026-10-10")
+    chain = ("消息队列先用 RabbitMQ", "消息队列换成 Kafka，吞吐更高", "消息队列最后定为 Redis Streams，运维更省事")
+    saved = [daily_line(mem, text, day, f"s{i}") for i, (text, day) in enumerate(zip(chain, days))]
+    for i, text in enumerate(t for t in _OTHER_SUBJECTS if not t.isascii()):
+        daily_line(mem, text, f"2026-09-{10 + i}", f"f{i}")
+    assert mem.search("which message queue do we use now?", limit=5, mode=mode)[0].id \
+        == saved[-1]["id"]
+
+
+def test_a_question_its_own_words_answer_is_not_judged_across_languages(mem, monkeypatch):
+    """Counting the glossary's words every time took a newer line that shares only
+    "base image" (as 基础镜像) for the subject of "Dockerfile 的 base image 现在是哪个"."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    daily_line(mem, "Dockerfile base image is node:18-alpine", "2026-09-10", "a")
+    answer = daily_line(mem, "Switched the Dockerfile base image from node:18-alpine to node:20-alpine",
+                        "2026-09-25", "b")
+    daily_line(mem, "CI 拉基础镜像时被 Docker Hub 限流", "2026-09-28", "c")
+    for i, text in enumerate(_OTHER_SUBJECTS):
+        daily_line(mem, text, f"2026-09-{10 + i}", f"f{i}")
+    assert mem.search("Dockerfile 的 base image 现在是哪个", limit=5)[0].id == answer["id"]
+
+
+_OTHER_SUBJECTS = ("Postgres 16 is the main database", "数据库连接池大小设为 20",
+                   "CI runs on GitHub Actions with a pnpm cache", "发版窗口是每周二和周四",
+                   "Sentry collects errors from the API", "日志统一输出 JSON 格式",
+                   "The API rate limit is 100 requests per minute", "Redis 缓存 TTL 设为 3600 秒",
+                   "Staging runs on a single VM for now", "告警走钉钉群和短信",
+                   "Docker images are built multi-stage", "登录用手机号加短信验证码",
+                   "Secrets management moves to Vault", "Access logs are kept for 30 days",
+                   "订单状态用枚举表示", "权限管理放在 admin 后台")
+
+
 def test_originally_puts_the_oldest_value_first(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     first = daily_line(mem, "worker concurrency 设为 5", "2026-09-16", "a")

@@ -50,21 +50,29 @@ def candidates(conn, prompt: str, exclude: set, *, limit: int = MAX_HITS,
                min_coverage: float = MIN_COVERAGE) -> list:
     """[Recalled] for a prompt, best first: keyword candidates (as search makes them, the
     store's defaults), each scored by the weighted share of the prompt's words it holds."""
-    from .search import Filters, collapse, fts_candidates, load_hits, Ranked
-    from .text import words
+    from . import bilingual
+    from .search import (Filters, collapse, either_language, fts_candidates, load_hits, Ranked,
+                         with_other_language)
+    from .text import match_of, weighted_terms, words
 
-    units = words(prompt[:2000])[:24]
+    text = prompt[:2000]
+    units = words(text)[:24]
     if len(units) < MIN_UNITS:
         return []
-    ranked = fts_candidates(conn, prompt[:2000], Filters(), 20)
+    ranked = fts_candidates(conn, text, Filters(), 20)
+    concepts = bilingual.concepts(text)
+    bridge = bilingual.other_terms(concepts)
+    if bridge:  # a note in the other language (search.with_other_language)
+        ranked = with_other_language(conn, text, Filters(), 20, ranked, weighted_terms(text),
+                                     concepts, bridge)
     if not ranked:
         return []
     pks = [pk for pk, _ in ranked]
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     weights, held = {}, {pk: set() for pk in pks}
     marks = ",".join("?" * len(pks))
-    for unit in units:
-        phrase = '{content entities}: "' + unit.replace('"', "") + '"'
+    for unit in units:  # a word is said in either language (search.either_language)
+        phrase = match_of([(p, 1) for p in either_language(unit, concepts)])
         df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (phrase,)).fetchone()[0]
         # a word the store never saw weighs most: the prompt is about something it lacks
         weights[unit] = math.log((total + 1) / (df + 0.5))

@@ -7,7 +7,8 @@ how often it speaks when nothing is behind the prompt, what it costs.
     python bench/recall.py --latency --work /tmp/rw --sizes 10000,100000   # whole hook process
 
 Prompts with memory behind them: the questions of devmem, the devmem paraphrases, LoCoMo, the
-held-out devmem store and the noisy Chinese store, each asked of its own store. Prompts with
+held-out devmem store, the noisy Chinese store and the cross-language devmem questions, each
+asked of its own store. Prompts with
 none: another store's questions (LoCoMo's asked of devmem, devmem's of LoCoMo, the noisy
 store's of devmem) and chit-chat lines (bench/data/chitchat). Writes bench/results/recall.json
 and recall.md.
@@ -28,7 +29,7 @@ import retrieval
 REPO = retrieval.REPO
 RESULTS = REPO / "bench" / "results"
 STORES = ["devmem", "devmem-paraphrase", "locomo/conv-26", "locomo/conv-30", "locomo/conv-41",
-          "locomo/conv-42", "locomo/conv-43", "heldout-devmem", "noisy-zh"]
+          "locomo/conv-42", "locomo/conv-43", "heldout-devmem", "noisy-zh", "crossling-devmem"]
 # (prompts from, asked of): nothing in the second store is about them
 UNRELATED = [("locomo/conv-26", "devmem"), ("devmem", "locomo/conv-30"), ("noisy-zh", "devmem"),
              ("heldout-devmem", "locomo/conv-41"), ("chitchat", "devmem"), ("chitchat", "noisy-zh")]

@@ -1157,7 +1157,11 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
                 fts = [c for c in fts if c[0] not in reasons_alone]
             dated = []
             if start is not None and mode != "vector":  # the days the query names
-                dated = dated_candidates(conn, query, scope.within(start, end), end - start, k)
+                during = scope.within(start, end)
+                bridged = (lambda found: with_other_language(
+                    conn, query, during, k, found, weighted, concepts, bridge, counts, scored)
+                ) if bridge else None
+                dated = dated_candidates(conn, query, during, end - start, k, bridged)
             full = k < VEC0_MAX_K and max(len(fts), len(vec)) >= k
             fts, vec, dated = (lines_over_parts(conn, found) for found in (fts, vec, dated))
             if not chatter:  # lines that say nothing answer no question
@@ -1192,11 +1196,15 @@ def run(index, request: Request, *, embedder=None, project=None, fusion=(RRF_K, 
 DIGEST_DAYS = 3
 
 
-def dated_candidates(conn, keywords: str, during: Filters, span, depth: int) -> list:
-    """The dated list: keyword matches among records written or named in the stretch, then
-    (a short stretch) its session summaries; with no keyword at all, its records, summaries
-    first, newest first."""
+def dated_candidates(conn, keywords: str, during: Filters, span, depth: int,
+                     bridged=None) -> list:
+    """The dated list: keyword matches among records written or named in the stretch (with
+    `bridged(found)`, those in the other language too: with_other_language), then (a short
+    stretch) its session summaries; with no keyword at all, its records, summaries first,
+    newest first."""
     found = fts_candidates(conn, keywords, during, depth)
+    if bridged is not None:
+        found = bridged(found)
     if span.days <= DIGEST_DAYS or not found:
         where, params = during.sql()
         seen = {pk for pk, _ in found}

@@ -596,6 +596,31 @@ def test_originally_puts_the_oldest_value_first(mem, monkeypatch):
     assert mem.search("最早的时候 worker concurrency 是多少", limit=3)[0].id == first["id"]
 
 
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.parametrize("query, answer, near", [
+    ("What did we change about the gateway port on Oct 12?", "网关端口从 9090 改成 8443，走 TLS",
+     "Port-forwarding notes updated for the new laptops"),
+    ("10月12号网关的端口改成了什么", "Gateway port moved from 9090 to 8443 with TLS",
+     "笔记本的端口转发说明更新了"),
+])
+def test_a_named_day_brings_its_records_said_in_the_other_language(mem, monkeypatch, mode, query,
+                                                                    answer, near):
+    """The dated list held the day's keyword matches in the question's language only: with
+    one of them that day ("Port-forwarding notes…"), the answer in the other language was
+    left to the whole store's list, where thirty notes about the gateway port on other days
+    outranked it."""
+    monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
+    for i in range(30):
+        day = f"2026-09-{1 + i % 28:02d}"
+        daily_line(mem, f"Gateway port check {i}: the gateway still answers on its port", day, f"g{i}")
+        daily_line(mem, f"网关端口巡检 {i}：网关端口正常", day, f"z{i}")
+    daily_line(mem, near, "2026-10-12", "n")
+    said = daily_line(mem, answer, "2026-10-12", "a")
+    for i, text in enumerate(_OTHER_SUBJECTS):
+        daily_line(mem, text, "2026-10-12", f"f{i}")
+    assert said["id"] in ids(mem.search(query, limit=5, mode=mode))
+
+
 def test_a_named_day_brings_that_days_records_forward(mem, monkeypatch):
     monkeypatch.setenv("CURSOR_MEMORY_NOW", "2026-10-15T12:00:00Z")
     for day in ("2026-09-10", "2026-09-11", "2026-09-13", "2026-09-14"):

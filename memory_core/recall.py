@@ -50,37 +50,28 @@ def candidates(conn, prompt: str, exclude: set, *, limit: int = MAX_HITS,
                min_coverage: float = MIN_COVERAGE) -> list:
     """[Recalled] for a prompt, best first: keyword candidates (as search makes them, the
     store's defaults), each scored by the weighted share of the prompt's words it holds."""
-    from . import bilingual
-    from .search import (BRIDGE_POSTINGS, Filters, collapse, either_language, fts_candidates,
-                         load_hits, Ranked)
-    from .text import match_of, words
+    from .search import Filters, collapse, fts_candidates, load_hits, Ranked
+    from .text import words
 
-    text = prompt[:2000]
-    units = words(text)[:24]
+    units = words(prompt[:2000])[:24]
     if len(units) < MIN_UNITS:
         return []
-    ranked = fts_candidates(conn, text, Filters(), 20)
-    concepts = bilingual.concepts(text)
-    bridge = bilingual.other_terms(concepts)
-    if bridge:  # and notes in the other language; coverage, not this order, decides
-        found = {pk for pk, _ in ranked}
-        ranked += [r for r in fts_candidates(conn, text, Filters(), 20, terms=bridge,
-                                             budget=BRIDGE_POSTINGS, keep_rarest=False)
-                   if r[0] not in found]
+    ranked = fts_candidates(conn, prompt[:2000], Filters(), 20)
     if not ranked:
         return []
     pks = [pk for pk, _ in ranked]
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     weights, held = {}, {pk: set() for pk in pks}
-    for unit in units:  # a word is said in either language (search.either_language)
-        # every row holding it, in one query that also counts them: a MATCH beside a rowid IN
-        # list of 40 candidates cost up to 18 ms for one common word at 10k rows
-        phrase = match_of([(p, 1) for p in either_language(unit, concepts)])
-        holding = {pk for (pk,) in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                                 (phrase,))}
+    marks = ",".join("?" * len(pks))
+    for unit in units:
+        phrase = '{content entities}: "' + unit.replace('"', "") + '"'
+        df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (phrase,)).fetchone()[0]
         # a word the store never saw weighs most: the prompt is about something it lacks
-        weights[unit] = math.log((total + 1) / (len(holding) + 0.5))
-        for pk in held.keys() & holding:
+        weights[unit] = math.log((total + 1) / (df + 0.5))
+        if not df:
+            continue
+        for (pk,) in conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
+                                  f"AND rowid IN ({marks})", (phrase, *pks)):
             held[pk].add(unit)
     whole = sum(weights.values()) or 1.0
     hits = collapse(load_hits(conn, [Ranked(pk, score) for pk, score in ranked]))

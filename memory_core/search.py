@@ -1198,21 +1198,26 @@ DIGEST_DAYS = 3
 
 def dated_candidates(conn, keywords: str, during: Filters, span, depth: int,
                      bridged=None) -> list:
-    """The dated list: keyword matches among records written or named in the stretch (with
-    `bridged(found)`, those in the other language too: with_other_language), then (a short
-    stretch) its session summaries; with no keyword at all, its records, summaries first,
-    newest first."""
-    found = fts_candidates(conn, keywords, during, depth)
+    """The dated list: keyword matches among records written or named in the stretch, then
+    (`bridged(found)`: with_other_language) those in the other language, then (a short
+    stretch) its session summaries; with no keyword match in the question's language, its
+    records, summaries first, newest first. The other language's matches come after its
+    own: on a busy day a line that says a broad word of the glossary ("今天修复了打印机的问题"
+    for "which login issue did we fix") would outrank the answer, and finding one must not
+    take the day's records away from a question whose words match none of them."""
+    own = fts_candidates(conn, keywords, during, depth)
+    found = own
     if bridged is not None:
-        found = bridged(found)
-    if span.days <= DIGEST_DAYS or not found:
+        said = {pk for pk, _ in own}
+        found = own + [r for r in bridged(own) if r[0] not in said]
+    if span.days <= DIGEST_DAYS or not own:
         where, params = during.sql()
         seen = {pk for pk, _ in found}
         rows = conn.execute(f"SELECT c.pk FROM chunks c WHERE {where} AND instr(c.id, '#part-') = 0 "
                             "ORDER BY c.type = 'session_summary' DESC, c.timestamp DESC LIMIT ?",
                             (*params, depth)).fetchall()
         extra = [pk for (pk,) in rows if pk not in seen]
-        if found:  # after the keyword matches: only the digests
+        if own:  # after the keyword matches: only the digests
             summaries = {pk for (pk,) in conn.execute(
                 f"SELECT pk FROM chunks WHERE type = 'session_summary' AND pk IN "
                 f"({','.join('?' * len(extra))})", extra)} if extra else set()

@@ -1198,18 +1198,13 @@ DIGEST_DAYS = 3
 
 def dated_candidates(conn, keywords: str, during: Filters, span, depth: int,
                      bridged=None) -> list:
-    """The dated list: keyword matches among records written or named in the stretch, then
-    (`bridged(found)`: with_other_language) those in the other language, then (a short
-    stretch) its session summaries; with no keyword match in the question's language, its
-    records, summaries first, newest first. The other language's matches come after its
-    own: on a busy day a line that says a broad word of the glossary ("今天修复了打印机的问题"
-    for "which login issue did we fix") would outrank the answer, and finding one must not
-    take the day's records away from a question whose words match none of them."""
+    """The dated list: keyword matches among records written or named in the stretch, in
+    either language with `bridged(found)` (with_other_language), then (a short stretch) its
+    session summaries; with no keyword match in the question's own language, its records,
+    summaries first, newest first: a Chinese line of the day that says 今天 or 周六 must not
+    take the day's records away from "what did I do last Saturday?"."""
     own = fts_candidates(conn, keywords, during, depth)
-    found = own
-    if bridged is not None:
-        said = {pk for pk, _ in own}
-        found = own + [r for r in bridged(own) if r[0] not in said]
+    found = bridged(own) if bridged is not None else own
     if span.days <= DIGEST_DAYS or not own:
         where, params = during.sql()
         seen = {pk for pk, _ in found}

@@ -1,8 +1,8 @@
 """Review of the dated list taking the glossary bridge (search.dated_candidates(bridged=...)):
 a question naming a time also gets that stretch's records said in the other language.
-Defects are strict xfails; the rest guard what held. Three defects it found in 15414b4 were
-fixed the same day (the question's own matches first in the dated list, and the day's
-records when none of them match): their tests are guards now."""
+Defects are strict xfails; the rest guard what held. Two defects it found in 15414b4 were
+fixed the same day (a stretch whose records match none of the question's own words still
+brings them all): their tests are guards now."""
 import pytest
 
 from storeutil import BILINGUAL_BACKGROUND, daily_line, ids
@@ -79,6 +79,10 @@ def _busy_monday(mem):
                       "middleware", "2026-10-12", "ans")
 
 
+@pytest.mark.xfail(strict=True, reason="broad glossary words (fix, issue, time) of the day's "
+                   "Chinese chat push the answer out of the top 5: the dated list scores both "
+                   "languages as one (putting the question's own matches first fixed this and "
+                   "lost most of what the bridge gained, docs/retrieval.md)")
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
 def test_busy_day_broad_words_do_not_evict_the_login_answer(mem, monkeypatch, mode):
     """"Which login issue did we fix on Oct 12 and what time?": the Chinese chat of that day
@@ -94,8 +98,7 @@ def test_busy_day_broad_words_do_not_evict_the_login_answer(mem, monkeypatch, mo
     assert answer["id"] in got
 
 
-@pytest.mark.xfail(strict=True, reason="printer fix in Chinese outranks the login answer (in the "
-                   "first five since the own-language matches lead the dated list, not first)")
+@pytest.mark.xfail(strict=True, reason="printer fix in Chinese outranks the login answer")
 @pytest.mark.parametrize("query", ["What was the login issue we fixed on Monday?",
                                    "login issue fixed last Monday"])
 def test_busy_day_login_answer_stays_first(mem, monkeypatch, query):

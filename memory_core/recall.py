@@ -14,7 +14,6 @@ records) and quiet (a prompt with no memory behind it usually adds nothing), so:
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -50,7 +49,7 @@ def candidates(conn, prompt: str, exclude: set, *, limit: int = MAX_HITS,
                min_coverage: float = MIN_COVERAGE) -> list:
     """[Recalled] for a prompt, best first: keyword candidates (as search makes them, the
     store's defaults), each scored by the weighted share of the prompt's words it holds."""
-    from .search import Filters, collapse, fts_candidates, load_hits, Ranked
+    from .search import Filters, collapse, fts_candidates, idf_coverage, load_hits, Ranked
     from .text import words
 
     units = words(prompt[:2000])[:24]
@@ -59,27 +58,16 @@ def candidates(conn, prompt: str, exclude: set, *, limit: int = MAX_HITS,
     ranked = fts_candidates(conn, prompt[:2000], Filters(), 20)
     if not ranked:
         return []
-    pks = [pk for pk, _ in ranked]
-    total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
-    weights, held = {}, {pk: set() for pk in pks}
-    marks = ",".join("?" * len(pks))
-    for unit in units:
-        phrase = '{content entities}: "' + unit.replace('"', "") + '"'
-        df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (phrase,)).fetchone()[0]
-        # a word the store never saw weighs most: the prompt is about something it lacks
-        weights[unit] = math.log((total + 1) / (df + 0.5))
-        if not df:
-            continue
-        for (pk,) in conn.execute(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? "
-                                  f"AND rowid IN ({marks})", (phrase, *pks)):
-            held[pk].add(unit)
-    whole = sum(weights.values()) or 1.0
+    # a word the store never saw weighs most: the prompt is about something it lacks
+    covered, whole = idf_coverage(conn, [pk for pk, _ in ranked], [[u] for u in units],
+                                  columns="content entities", unseen=True)
+    whole = whole or 1.0
     hits = collapse(load_hits(conn, [Ranked(pk, score) for pk, score in ranked]))
     out = []
     for h in hits:
         if h.id in exclude or any(e in exclude for e in h.evidence):
             continue
-        coverage = sum(weights.get(u, 0.0) for u in held.get(h.pk, ())) / whole
+        coverage = covered.get(h.pk, 0.0) / whole
         if coverage >= min_coverage:
             out.append(Recalled(h.id, h.content, coverage, h.timestamp))
     out.sort(key=lambda r: -r.coverage)

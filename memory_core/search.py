@@ -940,10 +940,10 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     judged = head + ([h for h in hits[:ABOUT_SPAN] if h.status == "active" and h.timestamp
                       and h.type not in DIGESTS and id(h) not in in_head] if replaced else [])
     pks = [h.pk for h in judged]
-    count, whole = _coverage(conn, pks, [[u] for u in units])
+    count, whole = idf_coverage(conn, pks, [[u] for u in units])
     if concepts and (not whole or max(count[h.pk] for h in head) < ABOUT_SHARE * whole):
         # the question's own words do not say what it is about: perhaps the other language does
-        count, whole = _coverage(conn, pks, [either_language(u, concepts) for u in units])
+        count, whole = idf_coverage(conn, pks, [either_language(u, concepts) for u in units])
     best = max(count[h.pk] for h in head)
     about = [h for h in head if best > 0 and count[h.pk] >= ABOUT_SHARE * best]
     if before is not None:  # first saved before the stretch ended (a copy said again since
@@ -965,23 +965,26 @@ def promote_by_time(conn, hits: list, newest: bool, query: str, current: dict | 
     return [pick] + rest
 
 
-def _coverage(conn, pks: list, units: list) -> tuple:
-    """({pk: the idf-weighted sum of the units it holds}, the sum over the units the store
-    holds); a unit is a list of FTS5 phrases, any of which says it."""
+def idf_coverage(conn, pks: list, units: list, *, columns: str = "content",
+                 unseen: bool = False) -> tuple:
+    """({pk: the idf-weighted sum of the units it holds}, the weight of the units); a unit is
+    a list of FTS5 phrases, any of which says it. A unit the store never saw counts toward
+    the whole, at the highest weight, only with `unseen` (recall: the prompt is about
+    something the store lacks); else it tells nothing about which record is which."""
     total = conn.execute("SELECT max(pk) FROM chunks").fetchone()[0] or 1
     count, whole = dict.fromkeys(pks, 0.0), 0.0
     sql = (f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN "
            f"({','.join('?' * len(pks))})")
     for phrases in units:
-        phrase = match_of([(p, 1) for p in phrases], columns="content")
+        phrase = match_of([(p, 1) for p in phrases], columns=columns)
         df = conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
                           (phrase,)).fetchone()[0]
-        if not df:  # a word the store never saw tells nothing about which record is which
-            continue
         weight = math.log((total + 1) / (df + 0.5))
-        whole += weight
-        for (pk,) in conn.execute(sql, (phrase, *pks)):
-            count[pk] += weight
+        if df or unseen:
+            whole += weight
+        if df:
+            for (pk,) in conn.execute(sql, (phrase, *pks)):
+                count[pk] += weight
     return count, whole
 
 

@@ -1,6 +1,6 @@
 """Hostile review (2026-11-28, by a helper who had not written the code) of two changes:
 now-questions judged across languages when a question's own words do not say what it is
-about (search.promote_by_time, _coverage, either_language), and recall's candidates and
+about (search.promote_by_time, idf_coverage, either_language), and recall's candidates and
 coverage through the glossary's other-language words (recall.candidates at 2827765). The
 second was taken back after this review: the recall tests below that name a defect now
 guard against its return, and recall across languages is a strict xfail.
